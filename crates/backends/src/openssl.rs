@@ -1,0 +1,318 @@
+//! OpenSSL 3.5 (built from source by the `openssl` crate's `vendored`
+//! feature) through EVP.
+//!
+//! Each instance holds one encryption and one decryption context keyed at
+//! construction; an operation re-initialises only the nonce, so a message
+//! costs what a TLS record costs a server that keeps its contexts: nonce set
+//! up, (CCM) length, AAD, data, final, tag. Hardware settings other than
+//! `on` are applied through `OPENSSL_ia32cap`, which libcrypto reads once at
+//! start-up: such points run in a child process (see [`Backend::child_env`]).
+
+use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable};
+use foreign_types::ForeignTypeRef;
+use openssl::cipher::Cipher as EvpCipher;
+use openssl::cipher_ctx::{CipherCtx, CipherCtxRef};
+
+const NAME: &str = "openssl";
+
+pub struct OpenSsl;
+
+fn err(e: impl std::fmt::Display) -> Error {
+    Error::Backend {
+        backend: NAME,
+        message: e.to_string().lines().next().unwrap_or_default().to_string(),
+    }
+}
+
+fn evp_name(algo: Algorithm) -> &'static str {
+    match algo {
+        Algorithm::Aes128Gcm => "AES-128-GCM",
+        Algorithm::Aes256Gcm => "AES-256-GCM",
+        Algorithm::Aes128Ccm => "AES-128-CCM",
+        Algorithm::Aes256Ccm => "AES-256-CCM",
+        Algorithm::ChaCha20Poly1305 => "ChaCha20-Poly1305",
+        Algorithm::Aes128Ecb => "AES-128-ECB",
+        Algorithm::Aes256Ecb => "AES-256-ECB",
+        Algorithm::ChaCha20 => "ChaCha20",
+        Algorithm::Aes128Ctr => "AES-128-CTR",
+        Algorithm::Aes256Ctr => "AES-256-CTR",
+    }
+}
+
+fn is_ccm(algo: Algorithm) -> bool {
+    matches!(algo, Algorithm::Aes128Ccm | Algorithm::Aes256Ccm)
+}
+
+/// EVP_CipherUpdate with `out` possibly equal to `inp` (EVP allows exact
+/// overlap). Returns the number of bytes written.
+fn update_raw(ctx: &mut CipherCtxRef, inp: *const u8, out: *mut u8, len: usize) -> Result<usize> {
+    let inl = libc::c_int::try_from(len).map_err(|_| err("message too long for EVP"))?;
+    let mut outl: libc::c_int = 0;
+    // SAFETY: FFI. `inp` and `out` point to `len` valid bytes (the callers pass
+    // a slice's pointer and its length, or two slices of equal length); EVP
+    // permits out == inp for these ciphers, padding is off, so at most `len`
+    // bytes are written; ctx is a live, initialised context.
+    let rc = unsafe { openssl_sys::EVP_CipherUpdate(ctx.as_ptr(), out, &mut outl, inp, inl) };
+    if rc != 1 {
+        openssl::error::ErrorStack::get(); // clear the queue
+        return Err(Error::AuthFailed);
+    }
+    Ok(outl as usize)
+}
+
+struct OsslAead {
+    enc: CipherCtx,
+    dec: CipherCtx,
+    ccm: bool,
+    tag_len: usize,
+    _cipher: EvpCipher,
+}
+
+impl OsslAead {
+    fn new(algo: Algorithm, key: &[u8], nonce_len: usize, tag_len: usize) -> Result<Self> {
+        if key.len() != algo.key_len() {
+            return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
+        }
+        let cipher = EvpCipher::fetch(None, evp_name(algo), None).map_err(err)?;
+        let ccm = is_ccm(algo);
+        let mk = |encrypt: bool| -> Result<CipherCtx> {
+            let mut c = CipherCtx::new().map_err(err)?;
+            if encrypt {
+                c.encrypt_init(Some(&cipher), None, None).map_err(err)?;
+            } else {
+                c.decrypt_init(Some(&cipher), None, None).map_err(err)?;
+            }
+            if nonce_len != c.iv_length() {
+                c.set_iv_length(nonce_len).map_err(err)?;
+            }
+            if ccm {
+                c.set_tag_length(tag_len).map_err(err)?;
+            } else if tag_len != 16 && algo == Algorithm::ChaCha20Poly1305 {
+                return Err(err("chacha20-poly1305 tags are 16 bytes"));
+            }
+            if encrypt {
+                c.encrypt_init(None, Some(key), None).map_err(err)?;
+            } else {
+                c.decrypt_init(None, Some(key), None).map_err(err)?;
+            }
+            Ok(c)
+        };
+        Ok(OsslAead {
+            enc: mk(true)?,
+            dec: mk(false)?,
+            ccm,
+            tag_len,
+            _cipher: cipher,
+        })
+    }
+}
+
+impl Aead for OsslAead {
+    fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
+        let c = &mut self.enc;
+        c.encrypt_init(None, None, Some(nonce)).map_err(err)?;
+        if self.ccm {
+            c.set_data_len(buf.len()).map_err(err)?;
+        }
+        if !aad.is_empty() {
+            c.cipher_update(aad, None).map_err(err)?;
+        }
+        if !buf.is_empty() || self.ccm {
+            let p = buf.as_mut_ptr();
+            update_raw(c, p, p, buf.len()).map_err(|_| err("EVP_EncryptUpdate failed"))?;
+        }
+        let mut fin = [0u8; 32];
+        c.cipher_final(&mut fin).map_err(err)?;
+        if tag.len() != self.tag_len {
+            return Err(err("wrong tag buffer length"));
+        }
+        c.tag(tag).map_err(err)
+    }
+
+    fn open(
+        &mut self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        assert_eq!(ct.len(), out.len());
+        if tag.len() != self.tag_len {
+            return Err(Error::AuthFailed);
+        }
+        let c = &mut self.dec;
+        c.decrypt_init(None, None, Some(nonce)).map_err(err)?;
+        if self.ccm {
+            c.set_tag(tag).map_err(err)?;
+            c.set_data_len(ct.len()).map_err(err)?;
+        }
+        if !aad.is_empty() {
+            c.cipher_update(aad, None).map_err(err)?;
+        }
+        if !ct.is_empty() || self.ccm {
+            // CCM verifies the tag here.
+            update_raw(c, ct.as_ptr(), out.as_mut_ptr(), ct.len())?;
+        }
+        if !self.ccm {
+            c.set_tag(tag).map_err(err)?;
+            let mut fin = [0u8; 32];
+            if c.cipher_final(&mut fin).is_err() {
+                return Err(Error::AuthFailed);
+            }
+        }
+        Ok(())
+    }
+}
+
+struct OsslCipher {
+    enc: CipherCtx,
+    dec: CipherCtx,
+    _cipher: EvpCipher,
+}
+
+impl OsslCipher {
+    fn new(algo: Algorithm, key: &[u8]) -> Result<Self> {
+        if key.len() != algo.key_len() {
+            return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
+        }
+        let cipher = EvpCipher::fetch(None, evp_name(algo), None).map_err(err)?;
+        let mut enc = CipherCtx::new().map_err(err)?;
+        enc.encrypt_init(Some(&cipher), Some(key), None).map_err(err)?;
+        enc.set_padding(false);
+        let mut dec = CipherCtx::new().map_err(err)?;
+        dec.decrypt_init(Some(&cipher), Some(key), None).map_err(err)?;
+        dec.set_padding(false);
+        Ok(OsslCipher {
+            enc,
+            dec,
+            _cipher: cipher,
+        })
+    }
+}
+
+impl Cipher for OsslCipher {
+    fn encrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        if !iv.is_empty() {
+            self.enc.encrypt_init(None, None, Some(iv)).map_err(err)?;
+        }
+        let p = buf.as_mut_ptr();
+        update_raw(&mut self.enc, p, p, buf.len()).map_err(|_| err("EVP_EncryptUpdate failed"))?;
+        Ok(())
+    }
+
+    fn decrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        if !iv.is_empty() {
+            self.dec.decrypt_init(None, None, Some(iv)).map_err(err)?;
+        }
+        let p = buf.as_mut_ptr();
+        update_raw(&mut self.dec, p, p, buf.len()).map_err(|_| err("EVP_DecryptUpdate failed"))?;
+        Ok(())
+    }
+}
+
+/// libcrypto's view of the CPU: the first four words of
+/// `OPENSSL_ia32cap_P` (CPUID.1:EDX, CPUID.1:ECX, CPUID.7:EBX, CPUID.7:ECX),
+/// as OpenSSL has them after applying `OPENSSL_ia32cap`.
+#[cfg(target_arch = "x86_64")]
+pub fn ia32cap_words() -> [u32; 4] {
+    extern "C" {
+        // Defined in libcrypto (crypto/cryptlib.c) as an array of
+        // OPENSSL_IA32CAP_P_MAX_INDEXES (10 in 3.5) unsigned ints.
+        static OPENSSL_ia32cap_P: [u32; 4];
+    }
+    openssl::init();
+    // SAFETY: FFI read of a libcrypto global that is at least 4 words long and
+    // is written only during OpenSSL's one-time CPU set-up, which
+    // openssl::init() above has completed.
+    unsafe { std::ptr::addr_of!(OPENSSL_ia32cap_P).read_volatile() }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn ia32cap_words() -> [u32; 4] {
+    [0; 4]
+}
+
+/// The capability words as `OPENSSL_ia32cap` would spell them, plus the
+/// decoded features that matter here.
+pub fn ia32cap_summary() -> String {
+    let w = ia32cap_words();
+    let bit = |word: usize, b: u32| w[word] >> b & 1 == 1;
+    let feats: Vec<&str> = [
+        ("aes-ni", bit(1, 25)),
+        ("pclmulqdq", bit(1, 1)),
+        ("ssse3", bit(1, 9)),
+        ("avx", bit(1, 28)),
+        ("avx2", bit(2, 5)),
+        ("bmi2", bit(2, 8)),
+        ("adx", bit(2, 19)),
+        ("sha", bit(2, 29)),
+        ("avx512f", bit(2, 16)),
+        ("vaes", bit(3, 9)),
+        ("vpclmulqdq", bit(3, 10)),
+    ]
+    .iter()
+    .filter(|(_, on)| *on)
+    .map(|(n, _)| *n)
+    .collect();
+    format!(
+        "0x{:08x}{:08x}:0x{:08x}{:08x} [{}]",
+        w[1],
+        w[0],
+        w[3],
+        w[2],
+        feats.join(",")
+    )
+}
+
+impl Backend for OpenSsl {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn version(&self) -> String {
+        openssl::version::version().to_string()
+    }
+
+    fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
+        if hw != Hw::On && !cfg!(target_arch = "x86_64") {
+            return Err(Unavailable("OPENSSL_ia32cap masks exist on x86_64 only".into()));
+        }
+        EvpCipher::fetch(None, evp_name(algo), None)
+            .map(|_| ())
+            .map_err(|e| Unavailable(format!("EVP_CIPHER_fetch failed: {e}")))
+    }
+
+    fn implementation(&self, _algo: Algorithm, hw: Hw) -> String {
+        match hw {
+            Hw::On => "evp".into(),
+            Hw::Off => "evp, no aes-ni/pclmulqdq".into(),
+            Hw::Seed000 => "evp, seed000 mask".into(),
+        }
+    }
+
+    fn child_env(&self, hw: Hw) -> Option<Vec<(&'static str, String)>> {
+        match hw.ia32cap() {
+            Some(v) => Some(vec![("OPENSSL_ia32cap", v.to_string())]),
+            // A user's own OPENSSL_ia32cap must not leak into "on" points.
+            None if std::env::var_os("OPENSSL_ia32cap").is_some() => {
+                Some(vec![("OPENSSL_ia32cap", String::new())])
+            }
+            None => None,
+        }
+    }
+
+    fn aead(
+        &self,
+        algo: Algorithm,
+        key: &[u8],
+        nonce_len: usize,
+        tag_len: usize,
+    ) -> Result<Box<dyn Aead>> {
+        Ok(Box::new(OsslAead::new(algo, key, nonce_len, tag_len)?))
+    }
+
+    fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>> {
+        Ok(Box::new(OsslCipher::new(algo, key)?))
+    }
+}

@@ -1,0 +1,311 @@
+//! RustCrypto: `aes-gcm`, `ccm`, `chacha20poly1305`, `aes`, `ctr`,
+//! `chacha20`.
+//!
+//! These crates choose AES-NI / PCLMULQDQ / AVX2 at run time with no switch to
+//! turn them off; their software paths are reachable only by rebuilding with
+//! `RUSTFLAGS="--cfg aes_force_soft --cfg polyval_force_soft --cfg
+//! chacha20_force_soft"`. So this backend measures `hw on` only.
+
+use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable};
+use aes::cipher::{
+    consts::{U12, U13, U14, U16, U4, U6, U7, U8},
+    generic_array::GenericArray,
+    BlockDecrypt, BlockEncrypt, InnerIvInit, KeyInit, KeyIvInit, StreamCipher, StreamCipherSeek,
+};
+use aes::{Aes128, Aes256};
+use aes_gcm::aead::AeadInPlace;
+
+const NAME: &str = "rustcrypto";
+
+pub struct RustCrypto;
+
+fn err(msg: impl std::fmt::Display) -> Error {
+    Error::Backend {
+        backend: NAME,
+        message: msg.to_string(),
+    }
+}
+
+/// Any RustCrypto `AeadInPlace` with fixed nonce and tag sizes.
+struct RcAead<A> {
+    inner: A,
+    nonce_len: usize,
+    tag_len: usize,
+}
+
+impl<A: AeadInPlace> Aead for RcAead<A> {
+    fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
+        if nonce.len() != self.nonce_len || tag.len() != self.tag_len {
+            return Err(err("nonce or tag length does not match the instance"));
+        }
+        let t = self
+            .inner
+            .encrypt_in_place_detached(GenericArray::from_slice(nonce), aad, buf)
+            .map_err(|_| err("encryption failed"))?;
+        tag.copy_from_slice(&t);
+        Ok(())
+    }
+
+    fn open(
+        &mut self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        if nonce.len() != self.nonce_len {
+            return Err(err("nonce length does not match the instance"));
+        }
+        if tag.len() != self.tag_len {
+            return Err(Error::AuthFailed);
+        }
+        // The API decrypts in place: the copy into `out` is part of the cost.
+        out.copy_from_slice(ct);
+        self.inner
+            .decrypt_in_place_detached(
+                GenericArray::from_slice(nonce),
+                aad,
+                out,
+                GenericArray::from_slice(tag),
+            )
+            .map_err(|_| Error::AuthFailed)
+    }
+}
+
+fn boxed<A: AeadInPlace + 'static>(inner: A, nonce_len: usize, tag_len: usize) -> Box<dyn Aead> {
+    Box::new(RcAead {
+        inner,
+        nonce_len,
+        tag_len,
+    })
+}
+
+/// CCM is generic over (tag, nonce) sizes; these are the ones the vectors and
+/// measurements use.
+fn ccm<C>(key: &[u8], nonce_len: usize, tag_len: usize) -> Result<Box<dyn Aead>>
+where
+    C: BlockEncrypt + BlockDecrypt + KeyInit + aes::cipher::BlockCipher<BlockSize = U16> + 'static,
+{
+    macro_rules! pick {
+        ($( ($n:literal, $t:literal, $N:ty, $T:ty) ),*) => {
+            match (nonce_len, tag_len) {
+                $( ($n, $t) => Ok(boxed(
+                    ccm::Ccm::<C, $T, $N>::new_from_slice(key).map_err(|_| err("bad key length"))?,
+                    nonce_len, tag_len)), )*
+                _ => Err(err(format!(
+                    "CCM with a {nonce_len}-byte nonce and {tag_len}-byte tag is not instantiated"))),
+            }
+        };
+    }
+    pick!(
+        (7, 4, U7, U4),
+        (8, 6, U8, U6),
+        (12, 8, U12, U8),
+        (13, 14, U13, U14),
+        (12, 16, U12, U16),
+        (13, 16, U13, U16),
+        (7, 16, U7, U16)
+    )
+}
+
+enum BlockKey {
+    A128(Aes128),
+    A256(Aes256),
+}
+
+struct RcEcb(BlockKey);
+
+fn ecb_blocks(buf: &mut [u8]) -> Result<aes::cipher::inout::InOutBuf<'_, '_, aes::Block>> {
+    let (blocks, tail) = aes::cipher::inout::InOutBuf::from(buf).into_chunks::<U16>();
+    if !tail.is_empty() {
+        return Err(err("ECB input must be a multiple of 16 bytes"));
+    }
+    Ok(blocks)
+}
+
+impl Cipher for RcEcb {
+    fn encrypt(&mut self, _iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        let blocks = ecb_blocks(buf)?;
+        match &self.0 {
+            BlockKey::A128(k) => k.encrypt_blocks_inout(blocks),
+            BlockKey::A256(k) => k.encrypt_blocks_inout(blocks),
+        }
+        Ok(())
+    }
+    fn decrypt(&mut self, _iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        let blocks = ecb_blocks(buf)?;
+        match &self.0 {
+            BlockKey::A128(k) => k.decrypt_blocks_inout(blocks),
+            BlockKey::A256(k) => k.decrypt_blocks_inout(blocks),
+        }
+        Ok(())
+    }
+}
+
+struct RcCtr(BlockKey);
+
+impl Cipher for RcCtr {
+    fn encrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        if iv.len() != 16 {
+            return Err(err("CTR needs a 16-byte initial counter block"));
+        }
+        let iv = GenericArray::from_slice(iv);
+        // The key schedule is kept; cloning the expanded key is a copy.
+        match &self.0 {
+            BlockKey::A128(k) => {
+                ctr::Ctr128BE::<Aes128>::from_core(ctr::CtrCore::inner_iv_init(k.clone(), iv))
+                    .apply_keystream(buf)
+            }
+            BlockKey::A256(k) => {
+                ctr::Ctr128BE::<Aes256>::from_core(ctr::CtrCore::inner_iv_init(k.clone(), iv))
+                    .apply_keystream(buf)
+            }
+        }
+        Ok(())
+    }
+    fn decrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        self.encrypt(iv, buf)
+    }
+}
+
+struct RcChaCha20([u8; 32]);
+
+impl Cipher for RcChaCha20 {
+    fn encrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        if iv.len() != 16 {
+            return Err(err("ChaCha20 IV is 4-byte LE counter + 12-byte nonce"));
+        }
+        let counter = u32::from_le_bytes(iv[..4].try_into().expect("4 bytes"));
+        let mut c = chacha20::ChaCha20::new(
+            GenericArray::from_slice(&self.0),
+            GenericArray::from_slice(&iv[4..]),
+        );
+        c.seek(u64::from(counter) * 64);
+        c.apply_keystream(buf);
+        Ok(())
+    }
+    fn decrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        self.encrypt(iv, buf)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn feats() -> (bool, bool, bool) {
+    (
+        std::arch::is_x86_feature_detected!("aes"),
+        std::arch::is_x86_feature_detected!("pclmulqdq"),
+        std::arch::is_x86_feature_detected!("avx2"),
+    )
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn feats() -> (bool, bool, bool) {
+    (false, false, false)
+}
+
+impl Backend for RustCrypto {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn version(&self) -> String {
+        "RustCrypto aes 0.8, aes-gcm 0.10, ccm 0.5, chacha20poly1305 0.10, ctr 0.9, chacha20 0.9"
+            .into()
+    }
+
+    fn availability(&self, _algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
+        match hw {
+            Hw::On => Ok(()),
+            _ => Err(Unavailable(
+                "RustCrypto picks AES-NI/PCLMULQDQ/AVX2 at run time with no switch; its software \
+                 path needs a rebuild with --cfg aes_force_soft"
+                    .into(),
+            )),
+        }
+    }
+
+    fn implementation(&self, algo: Algorithm, _hw: Hw) -> String {
+        let (aes, clmul, avx2) = feats();
+        let aes_path = if aes { "aes-ni" } else { "fixslice soft" };
+        let chacha_path = if avx2 { "avx2" } else { "sse2" };
+        match algo {
+            Algorithm::Aes128Gcm | Algorithm::Aes256Gcm => format!(
+                "aes-gcm 0.10 ({aes_path}, {})",
+                if clmul { "pclmulqdq" } else { "soft polyval" }
+            ),
+            Algorithm::Aes128Ccm | Algorithm::Aes256Ccm => format!("ccm 0.5 ({aes_path})"),
+            Algorithm::ChaCha20Poly1305 => {
+                format!("chacha20poly1305 0.10 ({chacha_path}, poly1305 {chacha_path})")
+            }
+            Algorithm::Aes128Ecb | Algorithm::Aes256Ecb => format!("aes 0.8 ({aes_path})"),
+            Algorithm::Aes128Ctr | Algorithm::Aes256Ctr => format!("ctr 0.9 ({aes_path})"),
+            Algorithm::ChaCha20 => format!("chacha20 0.9 ({chacha_path})"),
+        }
+    }
+
+    fn aead(
+        &self,
+        algo: Algorithm,
+        key: &[u8],
+        nonce_len: usize,
+        tag_len: usize,
+    ) -> Result<Box<dyn Aead>> {
+        if key.len() != algo.key_len() {
+            return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
+        }
+        let fixed = |n: usize, t: usize| -> Result<()> {
+            if (nonce_len, tag_len) == (n, t) {
+                Ok(())
+            } else {
+                Err(err(format!("{algo} supports only a {n}-byte nonce and {t}-byte tag here")))
+            }
+        };
+        match algo {
+            Algorithm::Aes128Gcm => {
+                fixed(12, 16)?;
+                Ok(boxed(aes_gcm::Aes128Gcm::new_from_slice(key).map_err(err)?, 12, 16))
+            }
+            Algorithm::Aes256Gcm => {
+                fixed(12, 16)?;
+                Ok(boxed(aes_gcm::Aes256Gcm::new_from_slice(key).map_err(err)?, 12, 16))
+            }
+            Algorithm::ChaCha20Poly1305 => {
+                fixed(12, 16)?;
+                Ok(boxed(
+                    chacha20poly1305::ChaCha20Poly1305::new_from_slice(key).map_err(err)?,
+                    12,
+                    16,
+                ))
+            }
+            Algorithm::Aes128Ccm => ccm::<Aes128>(key, nonce_len, tag_len),
+            Algorithm::Aes256Ccm => ccm::<Aes256>(key, nonce_len, tag_len),
+            _ => Err(err(format!("{algo} is not an AEAD"))),
+        }
+    }
+
+    fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>> {
+        if key.len() != algo.key_len() {
+            return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
+        }
+        let bk = || -> Result<BlockKey> {
+            Ok(if key.len() == 16 {
+                BlockKey::A128(Aes128::new_from_slice(key).map_err(err)?)
+            } else {
+                BlockKey::A256(Aes256::new_from_slice(key).map_err(err)?)
+            })
+        };
+        match algo {
+            Algorithm::Aes128Ecb | Algorithm::Aes256Ecb => Ok(Box::new(RcEcb(bk()?))),
+            Algorithm::Aes128Ctr | Algorithm::Aes256Ctr => Ok(Box::new(RcCtr(bk()?))),
+            Algorithm::ChaCha20 => {
+                Ok(Box::new(RcChaCha20(key.try_into().expect("checked length"))))
+            }
+            _ => Err(err(format!("{algo} is not a plain cipher"))),
+        }
+    }
+}
+
+// Keep KeyIvInit in scope for ChaCha20::new.
+#[allow(dead_code)]
+fn _uses_key_iv_init<T: KeyIvInit>() {}

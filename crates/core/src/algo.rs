@@ -1,0 +1,249 @@
+//! Canonical algorithm names and measurement settings.
+//!
+//! Every command, record and chart uses the lower-case names defined here
+//! (`aes-128-gcm`, `chacha20-poly1305`, ...). Parsing is the only place a
+//! user's spelling is accepted; it is case-insensitive and answers unknown
+//! names with the list of valid ones.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What shape of primitive an algorithm is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Authenticated encryption with associated data.
+    Aead,
+    /// Unauthenticated cipher: a block-cipher mode or a stream cipher.
+    Cipher,
+}
+
+macro_rules! algorithms {
+    ($( $var:ident => $name:literal, $kind:ident, key $key:literal, nonce $nonce:literal, tag $tag:literal, block $block:literal; )*) => {
+        /// A symmetric algorithm ango can measure, by its canonical name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Algorithm { $( $var, )* }
+
+        impl Algorithm {
+            /// Every algorithm, in the order tables list them.
+            pub const ALL: &'static [Algorithm] = &[ $( Algorithm::$var, )* ];
+
+            /// The canonical lower-case name.
+            pub const fn name(self) -> &'static str {
+                match self { $( Algorithm::$var => $name, )* }
+            }
+            pub const fn kind(self) -> Kind {
+                match self { $( Algorithm::$var => Kind::$kind, )* }
+            }
+            /// Key length in bytes.
+            pub const fn key_len(self) -> usize {
+                match self { $( Algorithm::$var => $key, )* }
+            }
+            /// Nonce (AEAD) or IV (cipher) length in bytes used for measurement;
+            /// 0 for ECB. ChaCha20's IV is OpenSSL's 16-byte layout:
+            /// 32-bit little-endian block counter, then the 12-byte nonce.
+            pub const fn nonce_len(self) -> usize {
+                match self { $( Algorithm::$var => $nonce, )* }
+            }
+            /// Tag length in bytes used for measurement (0 for ciphers).
+            pub const fn tag_len(self) -> usize {
+                match self { $( Algorithm::$var => $tag, )* }
+            }
+            /// Message lengths must be a multiple of this (ECB: 16).
+            pub const fn block_multiple(self) -> usize {
+                match self { $( Algorithm::$var => $block, )* }
+            }
+        }
+    };
+}
+
+algorithms! {
+    Aes128Gcm => "aes-128-gcm", Aead, key 16, nonce 12, tag 16, block 1;
+    Aes256Gcm => "aes-256-gcm", Aead, key 32, nonce 12, tag 16, block 1;
+    Aes128Ccm => "aes-128-ccm", Aead, key 16, nonce 12, tag 16, block 1;
+    Aes256Ccm => "aes-256-ccm", Aead, key 32, nonce 12, tag 16, block 1;
+    ChaCha20Poly1305 => "chacha20-poly1305", Aead, key 32, nonce 12, tag 16, block 1;
+    Aes128Ecb => "aes-128-ecb", Cipher, key 16, nonce 0, tag 0, block 16;
+    Aes256Ecb => "aes-256-ecb", Cipher, key 32, nonce 0, tag 0, block 16;
+    ChaCha20 => "chacha20", Cipher, key 32, nonce 16, tag 0, block 1;
+    Aes128Ctr => "aes-128-ctr", Cipher, key 16, nonce 16, tag 0, block 1;
+    Aes256Ctr => "aes-256-ctr", Cipher, key 32, nonce 16, tag 0, block 1;
+}
+
+impl Algorithm {
+    /// The default set of `ango speed`: the nine of seed 000 plus AES-CTR.
+    pub const DEFAULT_SPEED: &'static [Algorithm] = Algorithm::ALL;
+
+    /// Parse a user's name (case-insensitive, `_` accepted for `-`).
+    pub fn parse(s: &str) -> Result<Algorithm> {
+        let norm = s.trim().to_ascii_lowercase().replace('_', "-");
+        Algorithm::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == norm)
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "unknown algorithm '{s}'; valid: {}",
+                    names(Algorithm::ALL.iter().map(|a| a.name()))
+                ))
+            })
+    }
+
+    /// The same primitive with the AES key size, for pairing CCM with CTR etc.
+    pub fn is_aes(self) -> bool {
+        self.name().starts_with("aes-")
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Algorithm {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Algorithm {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Algorithm::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Which CPU features the backend may use for a point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Hw {
+    /// Everything the CPU offers.
+    On,
+    /// AES-NI and PCLMULQDQ removed, nothing else
+    /// (`OPENSSL_ia32cap="~0x200000200000000:~0"`... see [`Hw::ia32cap`]).
+    Off,
+    /// Seed 000's exact mask `~0x200000200000000`, which also clears
+    /// OpenSSL's extended capability word (AVX2, BMI2, ADX, VAES, ...).
+    Seed000,
+}
+
+impl Hw {
+    pub const ALL: &'static [Hw] = &[Hw::On, Hw::Off, Hw::Seed000];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Hw::On => "on",
+            Hw::Off => "off",
+            Hw::Seed000 => "seed000",
+        }
+    }
+
+    /// The `OPENSSL_ia32cap` value that realises this setting in OpenSSL.
+    ///
+    /// The first word clears bit 57 (AES-NI, CPUID.1:ECX.25) and bit 33
+    /// (PCLMULQDQ, CPUID.1:ECX.1). Without a `:` part OpenSSL also replaces
+    /// its second (extended-feature) word with zero; `:~0` keeps it intact.
+    pub const fn ia32cap(self) -> Option<&'static str> {
+        match self {
+            Hw::On => None,
+            Hw::Off => Some("~0x200000200000000:~0"),
+            Hw::Seed000 => Some("~0x200000200000000"),
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Hw> {
+        Hw::ALL
+            .iter()
+            .copied()
+            .find(|h| h.name() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| Error::usage(format!("unknown hw setting '{s}'; valid: on, off, seed000")))
+    }
+
+    /// Parse the `--hw` flag, which also accepts `both` (= on, off).
+    pub fn parse_list(s: &str) -> Result<Vec<Hw>> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "both" => Ok(vec![Hw::On, Hw::Off]),
+            "on" => Ok(vec![Hw::On]),
+            "off" => Ok(vec![Hw::Off]),
+            "seed000" => Ok(vec![Hw::Seed000]),
+            _ => Err(Error::usage(format!(
+                "invalid --hw '{s}'; valid: on, off, both, seed000"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Hw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The direction of a symmetric measurement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    Encrypt,
+    Decrypt,
+}
+
+impl Operation {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Operation::Encrypt => "encrypt",
+            Operation::Decrypt => "decrypt",
+        }
+    }
+
+    pub fn parse_list(s: &str) -> Result<Vec<Operation>> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "encrypt" => Ok(vec![Operation::Encrypt]),
+            "decrypt" => Ok(vec![Operation::Decrypt]),
+            "both" => Ok(vec![Operation::Encrypt, Operation::Decrypt]),
+            _ => Err(Error::usage(format!(
+                "invalid --op '{s}'; valid: encrypt, decrypt, both"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Join names as `a, b, c` for error messages.
+pub fn names<'a>(it: impl IntoIterator<Item = &'a str>) -> String {
+    it.into_iter().collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_lower_case() {
+        for &a in Algorithm::ALL {
+            assert_eq!(Algorithm::parse(a.name()).unwrap(), a);
+            assert_eq!(a.name(), a.name().to_ascii_lowercase());
+        }
+        assert_eq!(Algorithm::parse("AES_128_GCM").unwrap(), Algorithm::Aes128Gcm);
+    }
+
+    #[test]
+    fn unknown_name_lists_valid_ones() {
+        let e = Algorithm::parse("rot13").unwrap_err().to_string();
+        assert!(e.contains("rot13") && e.contains("chacha20-poly1305"), "{e}");
+    }
+
+    #[test]
+    fn hw_masks() {
+        assert_eq!(Hw::Off.ia32cap(), Some("~0x200000200000000:~0"));
+        assert_eq!(Hw::Seed000.ia32cap(), Some("~0x200000200000000"));
+        assert_eq!(Hw::parse_list("both").unwrap(), vec![Hw::On, Hw::Off]);
+        assert!(Hw::parse_list("maybe").is_err());
+    }
+}

@@ -1,0 +1,16 @@
+//! ango's shared vocabulary: canonical algorithm names, the hardware settings a
+//! point is measured under, the traits every backend implements, the record
+//! schema written to `results.jsonl`, and the error type.
+//!
+//! This crate has no crypto dependency: backends (OpenSSL, RustCrypto, ango's
+//! own primitives) plug in behind [`traits`].
+
+pub mod algo;
+pub mod error;
+pub mod record;
+pub mod traits;
+
+pub use algo::{Algorithm, Hw, Kind, Operation};
+pub use error::{Error, Result};
+pub use record::{EnvInfo, SpeedRecord, SCHEMA_VERSION};
+pub use traits::{Aead, Backend, Cipher, Unavailable};

@@ -1,0 +1,12 @@
+//! The measurement harness: clocks and cycle counters, calibration of
+//! iterations per sample, warm-up, sampling, statistics, and what the machine
+//! is. Nothing here knows about cryptography: a point is a closure.
+
+pub mod cycles;
+pub mod env;
+pub mod measure;
+pub mod stats;
+
+pub use cycles::{CycleCounter, CycleSource};
+pub use measure::{measure, Measured, Plan};
+pub use stats::Summary;
