@@ -39,7 +39,11 @@ pub fn by_name(name: &str) -> Result<&'static dyn Backend> {
         .ok_or_else(|| {
             Error::usage(format!(
                 "unknown backend '{name}'; valid: {}",
-                registry().iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")
+                registry()
+                    .iter()
+                    .map(|b| b.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
         })
 }

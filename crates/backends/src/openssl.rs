@@ -178,10 +178,12 @@ impl OsslCipher {
         }
         let cipher = EvpCipher::fetch(None, evp_name(algo), None).map_err(err)?;
         let mut enc = CipherCtx::new().map_err(err)?;
-        enc.encrypt_init(Some(&cipher), Some(key), None).map_err(err)?;
+        enc.encrypt_init(Some(&cipher), Some(key), None)
+            .map_err(err)?;
         enc.set_padding(false);
         let mut dec = CipherCtx::new().map_err(err)?;
-        dec.decrypt_init(Some(&cipher), Some(key), None).map_err(err)?;
+        dec.decrypt_init(Some(&cipher), Some(key), None)
+            .map_err(err)?;
         dec.set_padding(false);
         Ok(OsslCipher {
             enc,
@@ -276,7 +278,9 @@ impl Backend for OpenSsl {
 
     fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
         if hw != Hw::On && !cfg!(target_arch = "x86_64") {
-            return Err(Unavailable("OPENSSL_ia32cap masks exist on x86_64 only".into()));
+            return Err(Unavailable(
+                "OPENSSL_ia32cap masks exist on x86_64 only".into(),
+            ));
         }
         EvpCipher::fetch(None, evp_name(algo), None)
             .map(|_| ())

@@ -6,7 +6,6 @@
 //! `RUSTFLAGS="--cfg aes_force_soft --cfg polyval_force_soft --cfg
 //! chacha20_force_soft"`. So this backend measures `hw on` only.
 
-use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable};
 use aes::cipher::{
     consts::{U12, U13, U14, U16, U4, U6, U7, U8},
     generic_array::GenericArray,
@@ -14,6 +13,7 @@ use aes::cipher::{
 };
 use aes::{Aes128, Aes256};
 use aes_gcm::aead::AeadInPlace;
+use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable};
 
 const NAME: &str = "rustcrypto";
 
@@ -258,17 +258,27 @@ impl Backend for RustCrypto {
             if (nonce_len, tag_len) == (n, t) {
                 Ok(())
             } else {
-                Err(err(format!("{algo} supports only a {n}-byte nonce and {t}-byte tag here")))
+                Err(err(format!(
+                    "{algo} supports only a {n}-byte nonce and {t}-byte tag here"
+                )))
             }
         };
         match algo {
             Algorithm::Aes128Gcm => {
                 fixed(12, 16)?;
-                Ok(boxed(aes_gcm::Aes128Gcm::new_from_slice(key).map_err(err)?, 12, 16))
+                Ok(boxed(
+                    aes_gcm::Aes128Gcm::new_from_slice(key).map_err(err)?,
+                    12,
+                    16,
+                ))
             }
             Algorithm::Aes256Gcm => {
                 fixed(12, 16)?;
-                Ok(boxed(aes_gcm::Aes256Gcm::new_from_slice(key).map_err(err)?, 12, 16))
+                Ok(boxed(
+                    aes_gcm::Aes256Gcm::new_from_slice(key).map_err(err)?,
+                    12,
+                    16,
+                ))
             }
             Algorithm::ChaCha20Poly1305 => {
                 fixed(12, 16)?;
@@ -298,9 +308,9 @@ impl Backend for RustCrypto {
         match algo {
             Algorithm::Aes128Ecb | Algorithm::Aes256Ecb => Ok(Box::new(RcEcb(bk()?))),
             Algorithm::Aes128Ctr | Algorithm::Aes256Ctr => Ok(Box::new(RcCtr(bk()?))),
-            Algorithm::ChaCha20 => {
-                Ok(Box::new(RcChaCha20(key.try_into().expect("checked length"))))
-            }
+            Algorithm::ChaCha20 => Ok(Box::new(RcChaCha20(
+                key.try_into().expect("checked length"),
+            ))),
             _ => Err(err(format!("{algo} is not a plain cipher"))),
         }
     }

@@ -158,7 +158,9 @@ impl Hw {
             .iter()
             .copied()
             .find(|h| h.name() == s.trim().to_ascii_lowercase())
-            .ok_or_else(|| Error::usage(format!("unknown hw setting '{s}'; valid: on, off, seed000")))
+            .ok_or_else(|| {
+                Error::usage(format!("unknown hw setting '{s}'; valid: on, off, seed000"))
+            })
     }
 
     /// Parse the `--hw` flag, which also accepts `both` (= on, off).
@@ -230,13 +232,19 @@ mod tests {
             assert_eq!(Algorithm::parse(a.name()).unwrap(), a);
             assert_eq!(a.name(), a.name().to_ascii_lowercase());
         }
-        assert_eq!(Algorithm::parse("AES_128_GCM").unwrap(), Algorithm::Aes128Gcm);
+        assert_eq!(
+            Algorithm::parse("AES_128_GCM").unwrap(),
+            Algorithm::Aes128Gcm
+        );
     }
 
     #[test]
     fn unknown_name_lists_valid_ones() {
         let e = Algorithm::parse("rot13").unwrap_err().to_string();
-        assert!(e.contains("rot13") && e.contains("chacha20-poly1305"), "{e}");
+        assert!(
+            e.contains("rot13") && e.contains("chacha20-poly1305"),
+            "{e}"
+        );
     }
 
     #[test]

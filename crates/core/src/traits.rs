@@ -13,8 +13,14 @@ pub trait Aead {
 
     /// Decrypt `ct` into `out` (same length), verifying `tag`. On a wrong tag
     /// the result is [`crate::Error::AuthFailed`] and `out` must not be used.
-    fn open(&mut self, nonce: &[u8], aad: &[u8], ct: &[u8], tag: &[u8], out: &mut [u8])
-        -> Result<()>;
+    fn open(
+        &mut self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<()>;
 }
 
 /// A keyed unauthenticated cipher (ECB, CTR, ChaCha20).
@@ -56,8 +62,13 @@ pub trait Backend: Sync {
     /// A keyed AEAD with the given nonce and tag lengths (known-answer tests
     /// use other lengths than measurement). `Err(Unsupported)` if the
     /// backend cannot do those lengths.
-    fn aead(&self, algo: Algorithm, key: &[u8], nonce_len: usize, tag_len: usize)
-        -> Result<Box<dyn Aead>>;
+    fn aead(
+        &self,
+        algo: Algorithm,
+        key: &[u8],
+        nonce_len: usize,
+        tag_len: usize,
+    ) -> Result<Box<dyn Aead>>;
 
     /// A keyed cipher.
     fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>>;

@@ -6,8 +6,24 @@ use std::fs;
 
 /// Flags that decide which code paths crypto libraries take.
 pub const CRYPTO_FLAGS: &[&str] = &[
-    "aes", "pclmulqdq", "sse2", "ssse3", "sse4_1", "avx", "avx2", "bmi1", "bmi2", "adx", "sha_ni",
-    "vaes", "vpclmulqdq", "avx512f", "avx512bw", "avx512vl", "avx512ifma", "gfni",
+    "aes",
+    "pclmulqdq",
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "adx",
+    "sha_ni",
+    "vaes",
+    "vpclmulqdq",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512ifma",
+    "gfni",
 ];
 
 fn read_trim(path: &str) -> Option<String> {
@@ -65,8 +81,10 @@ pub fn capture(cc: &CycleCounter) -> EnvInfo {
     let os = fs::read_to_string("/etc/os-release")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("PRETTY_NAME=").map(|v| v.trim_matches('"').to_string()))
+            s.lines().find_map(|l| {
+                l.strip_prefix("PRETTY_NAME=")
+                    .map(|v| v.trim_matches('"').to_string())
+            })
         })
         .unwrap_or_else(|| std::env::consts::OS.to_string());
     let tsc_hz = measure_tsc_hz();
@@ -83,10 +101,15 @@ pub fn capture(cc: &CycleCounter) -> EnvInfo {
         crypto_flags,
         all_flags,
         frequency_governor: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-        boost: read_trim("/sys/devices/system/cpu/cpufreq/boost")
-            .or_else(|| read_trim("/sys/devices/system/cpu/intel_pstate/no_turbo").map(|v| {
-                if v == "1" { "0 (intel_pstate no_turbo)".into() } else { "1 (intel_pstate)".into() }
-            })),
+        boost: read_trim("/sys/devices/system/cpu/cpufreq/boost").or_else(|| {
+            read_trim("/sys/devices/system/cpu/intel_pstate/no_turbo").map(|v| {
+                if v == "1" {
+                    "0 (intel_pstate no_turbo)".into()
+                } else {
+                    "1 (intel_pstate)".into()
+                }
+            })
+        }),
         scaling_max_khz: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq")
             .and_then(|s| s.parse().ok()),
         kernel: read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(),

@@ -202,7 +202,11 @@ mod tests {
             Ok(())
         })
         .unwrap();
-        assert!(m.ns.median >= 2.0e6 && m.ns.median < 20.0e6, "{}", m.ns.median);
+        assert!(
+            m.ns.median >= 2.0e6 && m.ns.median < 20.0e6,
+            "{}",
+            m.ns.median
+        );
     }
 
     #[test]

@@ -62,7 +62,11 @@ impl Summary {
             max: v[n - 1],
             p95: quantile_sorted(&v, 0.95),
             p99: quantile_sorted(&v, 0.99),
-            robust_cv: if median != 0.0 { (q3 - q1) / median } else { 0.0 },
+            robust_cv: if median != 0.0 {
+                (q3 - q1) / median
+            } else {
+                0.0
+            },
             ci95_low: lo,
             ci95_high: hi,
             ci_coverage: coverage,

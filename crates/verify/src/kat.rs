@@ -1,0 +1,211 @@
+//! Known-answer tests of one (algorithm, backend), run in the same process
+//! that will time the pair. Valid AEAD cases must seal to the expected
+//! ciphertext and tag and open back; a flipped tag bit and a flipped
+//! ciphertext bit must be rejected; `FAILS` cases must be rejected. Cipher
+//! cases must encrypt to OUT and decrypt back to IN.
+
+use crate::vectors::{builtin_cases, Case};
+use ango_core::{Algorithm, Backend, Error, Kind, Result};
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KatReport {
+    pub passed: usize,
+    pub failed: usize,
+    /// Cases the backend cannot express (e.g. a nonce length it lacks).
+    pub skipped: usize,
+    pub failures: Vec<String>,
+    pub skips: Vec<String>,
+    /// Whether a passed case used the nonce and tag lengths that are timed.
+    pub covers_measured_config: bool,
+}
+
+impl KatReport {
+    /// The pair may be timed: no failure, and the measured configuration is
+    /// among the cases that passed.
+    pub fn ok(&self) -> bool {
+        self.failed == 0 && self.passed > 0 && self.covers_measured_config
+    }
+
+    /// Short form for records: "pass 12/12 (2 skipped)".
+    pub fn summary(&self) -> String {
+        let total = self.passed + self.failed;
+        let verdict = if self.ok() { "pass" } else { "FAIL" };
+        let mut s = format!("{verdict} {}/{total}", self.passed);
+        if self.skipped > 0 {
+            s.push_str(&format!(" ({} skipped)", self.skipped));
+        }
+        if self.passed > 0 && !self.covers_measured_config {
+            s.push_str(" (no vector covers the measured nonce/tag lengths)");
+        }
+        s
+    }
+}
+
+fn flip(v: &[u8], bit: usize) -> Vec<u8> {
+    let mut w = v.to_vec();
+    if !w.is_empty() {
+        let i = bit / 8 % w.len();
+        w[i] ^= 1 << (bit % 8);
+    }
+    w
+}
+
+enum Outcome {
+    Pass { measured_config: bool },
+    Skip(String),
+}
+
+fn aead_case(b: &dyn Backend, a: Algorithm, c: &Case) -> Result<Outcome> {
+    let key = c.get("KEY")?;
+    let nonce = c.get("NONCE")?;
+    let ad = c.get("AD")?;
+    let pt = c.get("IN")?;
+    let ct = c.get("CT")?;
+    let tag = c.get("TAG")?;
+    c.finish()?;
+    let mut inst = match b.aead(a, key, nonce.len(), tag.len()) {
+        Ok(i) => i,
+        Err(Error::Backend { message, .. }) => return Ok(Outcome::Skip(message)),
+        Err(e) => return Err(e),
+    };
+    let measured_config = nonce.len() == a.nonce_len() && tag.len() == a.tag_len();
+    let mut out = vec![0u8; ct.len()];
+    if c.fails {
+        return match inst.open(nonce, ad, ct, tag, &mut out) {
+            Err(Error::AuthFailed) => Ok(Outcome::Pass { measured_config }),
+            Err(e) => Err(Error::Kat(format!(
+                "invalid case rejected with an odd error: {e}"
+            ))),
+            Ok(()) => Err(Error::Kat("invalid case was accepted".into())),
+        };
+    }
+    let mut buf = pt.to_vec();
+    let mut t = vec![0u8; tag.len()];
+    inst.seal(nonce, ad, &mut buf, &mut t)?;
+    if buf != ct {
+        return Err(Error::Kat(format!(
+            "ciphertext {} != {}",
+            hex::encode(&buf),
+            hex::encode(ct)
+        )));
+    }
+    if t != tag {
+        return Err(Error::Kat(format!(
+            "tag {} != {}",
+            hex::encode(&t),
+            hex::encode(tag)
+        )));
+    }
+    inst.open(nonce, ad, ct, tag, &mut out)
+        .map_err(|e| Error::Kat(format!("open of a valid case failed: {e}")))?;
+    if out != pt {
+        return Err(Error::Kat("open did not give back the plaintext".into()));
+    }
+    for bit in [0, 7 * 8 + 3] {
+        if !matches!(
+            inst.open(nonce, ad, ct, &flip(tag, bit), &mut out),
+            Err(Error::AuthFailed)
+        ) {
+            return Err(Error::Kat(format!(
+                "a tag with bit {bit} flipped was not rejected"
+            )));
+        }
+    }
+    if !ct.is_empty()
+        && !matches!(
+            inst.open(nonce, ad, &flip(ct, 1), tag, &mut out),
+            Err(Error::AuthFailed)
+        )
+    {
+        return Err(Error::Kat(
+            "a flipped ciphertext bit was not rejected".into(),
+        ));
+    }
+    if !ad.is_empty()
+        && !matches!(
+            inst.open(nonce, &flip(ad, 2), ct, tag, &mut out),
+            Err(Error::AuthFailed)
+        )
+    {
+        return Err(Error::Kat("a flipped AD bit was not rejected".into()));
+    }
+    Ok(Outcome::Pass { measured_config })
+}
+
+fn cipher_case(b: &dyn Backend, a: Algorithm, c: &Case) -> Result<Outcome> {
+    let key = c.get("KEY")?;
+    let iv = c.get("IV")?;
+    let pt = c.get("IN")?;
+    let ct = c.get("OUT")?;
+    c.finish()?;
+    if c.fails {
+        return Err(Error::Kat("FAILS makes no sense for a cipher".into()));
+    }
+    let mut inst = b.cipher(a, key)?;
+    let mut buf = pt.to_vec();
+    inst.encrypt(iv, &mut buf)?;
+    if buf != ct {
+        return Err(Error::Kat(format!(
+            "output {} != {}",
+            hex::encode(&buf),
+            hex::encode(ct)
+        )));
+    }
+    inst.decrypt(iv, &mut buf)?;
+    if buf != pt {
+        return Err(Error::Kat("decryption did not give back the input".into()));
+    }
+    // A second message through the same instance must not depend on the first.
+    let mut again = pt.to_vec();
+    inst.encrypt(iv, &mut again)?;
+    if again != ct {
+        return Err(Error::Kat(
+            "a second encryption with the same IV differed".into(),
+        ));
+    }
+    Ok(Outcome::Pass {
+        measured_config: true,
+    })
+}
+
+/// Run every built-in vector of `algo` against `backend`.
+pub fn run(backend: &dyn Backend, algo: Algorithm) -> Result<KatReport> {
+    Ok(run_cases(backend, algo, &builtin_cases(algo)?))
+}
+
+/// Run the given cases (those of other algorithms are ignored).
+pub fn run_cases(backend: &dyn Backend, algo: Algorithm, cases: &[(String, Case)]) -> KatReport {
+    let mut r = KatReport::default();
+    for (path, case) in cases.iter().filter(|(_, c)| c.algorithm == algo) {
+        let res = match algo.kind() {
+            Kind::Aead => aead_case(backend, algo, &case),
+            Kind::Cipher => cipher_case(backend, algo, &case),
+        };
+        match res {
+            Ok(Outcome::Pass { measured_config }) => {
+                r.passed += 1;
+                r.covers_measured_config |= measured_config;
+            }
+            Ok(Outcome::Skip(why)) => {
+                r.skipped += 1;
+                r.skips.push(format!("{path}: {}: {why}", case.name));
+            }
+            Err(e) => {
+                r.failed += 1;
+                r.failures.push(format!("{path}: {}: {e}", case.name));
+            }
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flip_changes_one_bit() {
+        assert_eq!(flip(&[0, 0], 9), vec![0, 2]);
+        assert_eq!(flip(&[], 3), Vec::<u8>::new());
+    }
+}

@@ -1,0 +1,8 @@
+//! Correctness before speed: vector files, known-answer tests, and checks that
+//! every backend of an algorithm agrees with every other.
+
+pub mod cross;
+pub mod kat;
+pub mod vectors;
+
+pub use kat::KatReport;
