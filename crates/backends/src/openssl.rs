@@ -295,6 +295,10 @@ impl Backend for OpenSsl {
         }
     }
 
+    fn cpu_view(&self) -> Option<String> {
+        cfg!(target_arch = "x86_64").then(ia32cap_summary)
+    }
+
     fn child_env(&self, hw: Hw) -> Option<Vec<(&'static str, String)>> {
         match hw.ia32cap() {
             Some(v) => Some(vec![("OPENSSL_ia32cap", v.to_string())]),

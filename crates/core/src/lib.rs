@@ -8,6 +8,7 @@
 pub mod algo;
 pub mod error;
 pub mod record;
+pub mod results;
 pub mod traits;
 
 pub use algo::{Algorithm, Hw, Kind, Operation};

@@ -26,6 +26,9 @@ pub struct SpeedRecord {
     pub hw: String,
     /// The OPENSSL_ia32cap value the point ran under, if any.
     pub ia32cap: Option<String>,
+    /// The CPU features the library reported seeing while this point ran
+    /// (OpenSSL: its capability words and decoded flags).
+    pub library_cpu_view: Option<String>,
     pub size_bytes: u64,
     pub aad_bytes: u64,
     pub samples: u64,

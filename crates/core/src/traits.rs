@@ -59,6 +59,13 @@ pub trait Backend: Sync {
         None
     }
 
+    /// The CPU features the library itself sees in this process (for
+    /// OpenSSL: its decoded `OPENSSL_ia32cap_P`), the proof that a `hw`
+    /// setting took effect.
+    fn cpu_view(&self) -> Option<String> {
+        None
+    }
+
     /// A keyed AEAD with the given nonce and tag lengths (known-answer tests
     /// use other lengths than measurement). `Err(Unsupported)` if the
     /// backend cannot do those lengths.

@@ -1,0 +1,402 @@
+//! The self-contained report page: no scripts, no network, no web fonts;
+//! charts are inline SVG.
+
+use crate::formats::rows;
+use crate::svg::{escape, line_chart, Chart, Series, PALETTE};
+use crate::unit::Unit;
+use ango_core::{Algorithm, EnvInfo, SpeedRecord};
+use std::fmt::Write;
+
+/// Everything a report is made from.
+pub struct ReportData {
+    pub env: Option<EnvInfo>,
+    pub records: Vec<SpeedRecord>,
+    /// Lines of events.jsonl (known-answer results, skips, errors).
+    pub events: Vec<serde_json::Value>,
+    /// Notes about the data itself (interrupted run, cut lines).
+    pub notes: Vec<String>,
+}
+
+const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}.noisy{background:#fff3cd}\
+.fail{background:#f8d7da}.ok{background:#d4edda}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}\
+figure{margin:1em 0}figcaption{font-size:12px;color:#555}li{margin:.25em 0}";
+
+fn algo_index(name: &str) -> usize {
+    Algorithm::parse(name)
+        .ok()
+        .and_then(|a| Algorithm::ALL.iter().position(|&b| b == a))
+        .unwrap_or(0)
+}
+
+fn series_from(
+    records: &[&SpeedRecord],
+    label: String,
+    color: &'static str,
+    dashed: bool,
+) -> Series {
+    let u = Unit::MBps;
+    Series {
+        label,
+        color,
+        dashed,
+        points: records
+            .iter()
+            .filter_map(|r| Some((r.size_bytes as f64, u.value(r)?, u.iqr(r))))
+            .collect(),
+    }
+}
+
+fn distinct<F: Fn(&SpeedRecord) -> String>(rs: &[SpeedRecord], f: F) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in rs {
+        let k = f(r);
+        if !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    v
+}
+
+/// Charts of throughput against size: per hardware setting (algorithms as
+/// lines, as in seed 000's figures), and per algorithm (backend × hw × op).
+fn charts(records: &[SpeedRecord]) -> String {
+    let mut out = String::new();
+    let hws = distinct(records, |r| r.hw.clone());
+    let backends = distinct(records, |r| r.backend.clone());
+    for hw in &hws {
+        for (title, aead) in [("AEADs", true), ("ciphers", false)] {
+            let mut series = Vec::new();
+            let mut algos = distinct(records, |r| r.algorithm.clone());
+            algos.sort_by_key(|a| algo_index(a));
+            for a in &algos {
+                let is_aead = Algorithm::parse(a)
+                    .map(|x| x.kind() == ango_core::Kind::Aead)
+                    .unwrap_or(false);
+                if is_aead != aead {
+                    continue;
+                }
+                for (bi, b) in backends.iter().enumerate() {
+                    let pts: Vec<&SpeedRecord> = records
+                        .iter()
+                        .filter(|r| {
+                            &r.hw == hw
+                                && &r.algorithm == a
+                                && &r.backend == b
+                                && r.operation == "encrypt"
+                        })
+                        .collect();
+                    if !pts.is_empty() {
+                        series.push(series_from(
+                            &pts,
+                            format!("{a} ({b})"),
+                            PALETTE[algo_index(a) % PALETTE.len()],
+                            bi > 0,
+                        ));
+                    }
+                }
+            }
+            if series.is_empty() {
+                continue;
+            }
+            let _ = write!(
+                out,
+                "<figure>{}<figcaption>Median throughput (MB/s, log scale) against message size (bytes, log scale), encryption, hw={}; whiskers span the interquartile range. Dashed lines: second backend.</figcaption></figure>",
+                line_chart(&Chart {
+                    title: format!("{title}, hw={hw}: throughput vs message size"),
+                    x_label: "message size (bytes)".into(),
+                    y_label: "MB/s".into(),
+                    series,
+                }),
+                escape(hw)
+            );
+        }
+    }
+    let mut algos = distinct(records, |r| r.algorithm.clone());
+    algos.sort_by_key(|a| algo_index(a));
+    for a in &algos {
+        let mut series = Vec::new();
+        let combos = distinct(records, |r| {
+            format!("{}|{}|{}", r.backend, r.hw, r.operation)
+        });
+        for (i, c) in combos.iter().enumerate() {
+            let parts: Vec<&str> = c.split('|').collect();
+            let pts: Vec<&SpeedRecord> = records
+                .iter()
+                .filter(|r| {
+                    &r.algorithm == a
+                        && r.backend == parts[0]
+                        && r.hw == parts[1]
+                        && r.operation == parts[2]
+                })
+                .collect();
+            if !pts.is_empty() {
+                series.push(series_from(
+                    &pts,
+                    format!("{} hw={} {}", parts[0], parts[1], parts[2]),
+                    PALETTE[i % PALETTE.len()],
+                    parts[2] == "decrypt",
+                ));
+            }
+        }
+        let _ = write!(
+            out,
+            "<figure>{}<figcaption>{}: median throughput by backend and hardware setting; whiskers span the interquartile range.</figcaption></figure>",
+            line_chart(&Chart {
+                title: format!("{a}: throughput vs message size"),
+                x_label: "message size (bytes)".into(),
+                y_label: "MB/s".into(),
+                series,
+            }),
+            escape(a)
+        );
+    }
+    out
+}
+
+fn tables(records: &[SpeedRecord]) -> String {
+    let mut out = String::new();
+    let (sizes, rows) = rows(records);
+    let u = Unit::MBps;
+    out.push_str("<table><tr><th>algorithm</th><th>backend</th><th>implementation</th><th>hw</th><th>op</th>");
+    for s in &sizes {
+        let _ = write!(out, "<th>{s} B<br>MB/s [95% CI]<br>robust CV</th>");
+    }
+    out.push_str("</tr>");
+    for (k, by) in &rows {
+        let imp = by
+            .values()
+            .next()
+            .map(|r| r.implementation.clone())
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            escape(&k.algorithm),
+            escape(&k.backend),
+            escape(&imp),
+            escape(&k.hw),
+            escape(&k.operation)
+        );
+        for s in &sizes {
+            match by.get(s) {
+                Some(r) => {
+                    let v = u.value(r).unwrap_or(0.0);
+                    let (lo, hi) = u.interval(r).unwrap_or((v, v));
+                    let _ = write!(
+                        out,
+                        "<td class=\"n{}\" title=\"{} samples × {} iterations; median {:.1} ns/message\">{:.1} [{:.1}–{:.1}]<br>{:.2}%</td>",
+                        if r.noisy { " noisy" } else { "" },
+                        r.samples,
+                        r.iterations_per_sample,
+                        r.median_ns,
+                        v,
+                        lo,
+                        hi,
+                        r.robust_cv * 100.0
+                    );
+                }
+                None => out.push_str("<td>–</td>"),
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+    // The seed's own unit, as `openssl speed` prints it.
+    let label = records
+        .first()
+        .map(|r| r.cycle_source.as_str())
+        .unwrap_or("none");
+    let cyc = if label == "tsc" {
+        "TSC cycles"
+    } else {
+        "cycles"
+    };
+    let _ = write!(
+        out,
+        "<h3>As <code>openssl speed</code> prints it</h3><pre>{}</pre><h3>{cyc} per byte</h3><pre>{}</pre>",
+        escape(&crate::formats::table(records, Unit::Kbps, cyc)),
+        escape(&crate::formats::table(records, Unit::Cpb, cyc))
+    );
+    out
+}
+
+fn events_section(events: &[serde_json::Value]) -> String {
+    let mut out = String::new();
+    let kats: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "kat").collect();
+    if !kats.is_empty() {
+        out.push_str("<h2>Known-answer tests (run before timing, in the same process)</h2><table><tr><th>backend</th><th>algorithm</th><th>hw</th><th>result</th><th>what the library saw</th></tr>");
+        for k in kats {
+            let ok = k["ok"].as_bool().unwrap_or(false);
+            let _ = write!(
+                out,
+                "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td><td><code>{}</code></td></tr>",
+                if ok { "ok" } else { "fail" },
+                escape(k["backend"].as_str().unwrap_or("")),
+                escape(k["algorithm"].as_str().unwrap_or("")),
+                escape(k["hw"].as_str().unwrap_or("")),
+                escape(k["summary"].as_str().unwrap_or("")),
+                k["failures"]
+                    .as_array()
+                    .map(|f| f.iter().filter_map(|x| x.as_str()).map(|x| format!("<br>{}", escape(x))).collect::<String>())
+                    .unwrap_or_default(),
+                escape(k["library_cpu_view"].as_str().unwrap_or("–"))
+            );
+        }
+        out.push_str("</table>");
+    }
+    let skips: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "skip").collect();
+    if !skips.is_empty() {
+        out.push_str("<h2>Not measured here</h2><ul>");
+        let mut seen = Vec::new();
+        for s in skips {
+            let line = format!(
+                "{} hw={}: {}",
+                s["backend"].as_str().unwrap_or(""),
+                s["hw"].as_str().unwrap_or(""),
+                s["reason"].as_str().unwrap_or("")
+            );
+            if !seen.contains(&line) {
+                let _ = write!(out, "<li>{}</li>", escape(&line));
+                seen.push(line);
+            }
+        }
+        out.push_str("</ul>");
+    }
+    let errors: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "error").collect();
+    if !errors.is_empty() {
+        out.push_str("<h2>Errors</h2><ul>");
+        for e in errors {
+            let _ = write!(
+                out,
+                "<li>{}</li>",
+                escape(e["message"].as_str().unwrap_or(""))
+            );
+        }
+        out.push_str("</ul>");
+    }
+    out
+}
+
+fn env_section(env: &EnvInfo) -> String {
+    let mut out = String::from("<h2>Machine</h2><table>");
+    let libs: Vec<String> = env
+        .libraries
+        .iter()
+        .map(|(n, v)| format!("{n}: {v}"))
+        .collect();
+    let rows: Vec<(&str, String)> = vec![
+        ("host", env.hostname.clone()),
+        (
+            "CPU",
+            format!(
+                "{} ({} logical CPUs{})",
+                env.cpu_model,
+                env.logical_cpus,
+                if env.hypervisor {
+                    ", virtual machine"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        ("crypto flags", env.crypto_flags.join(" ")),
+        (
+            "frequency governor / boost",
+            format!(
+                "{} / {}",
+                env.frequency_governor.as_deref().unwrap_or("not readable"),
+                env.boost.as_deref().unwrap_or("not readable")
+            ),
+        ),
+        ("kernel / OS", format!("{} / {}", env.kernel, env.os)),
+        ("compiler", env.rustc.clone()),
+        ("libraries", libs.join("; ")),
+        (
+            "clock",
+            format!(
+                "{}, resolution {} ns, read overhead {:.0} ns",
+                env.clock, env.clock_resolution_ns, env.timer_overhead_ns
+            ),
+        ),
+        (
+            "cycle source",
+            format!("{}: {}", env.cycle_source, env.cycle_source_note),
+        ),
+        (
+            "TSC",
+            format!(
+                "{} MHz measured{}",
+                env.tsc_hz_measured
+                    .map(|h| format!("{:.1}", h / 1e6))
+                    .unwrap_or_else(|| "–".into()),
+                if env.tsc_invariant { ", invariant" } else { "" }
+            ),
+        ),
+        (
+            "OpenSSL's view with hw on",
+            env.openssl_ia32cap_on.clone().unwrap_or_else(|| "–".into()),
+        ),
+        ("command", env.command.clone()),
+    ];
+    for (k, v) in rows {
+        let _ = write!(
+            out,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            escape(k),
+            escape(&v)
+        );
+    }
+    out.push_str("</table>");
+    out
+}
+
+const METHOD: &str = "<h2>How the numbers were taken</h2><ul>\
+<li>Correctness first: each (algorithm, backend, hardware setting) passes its known-answer vectors (RFC 8439, FIPS 197, SP 800-38A/C, the GCM specification, Wycheproof) in the very process that times it; a failure is reported and the pair is not timed. Every point also round-trips one message of its own size before timing.</li>\
+<li>One operation is one complete operation on one message. AEAD encryption: a fresh 96-bit counter nonce, the associated data (13 bytes by default, as a TLS record), the data in place, final, the 16-byte tag. AEAD decryption: the same record opened into a separate buffer with its tag verified. No streaming-update shortcut for any mode, so CCM is timed as a user pays for it — the mistake seed 000 §5.3.3 found in <code>openssl speed</code> (one Init for many Updates) cannot happen. Keys are expanded once, outside the timing.</li>\
+<li>Samples: a warm-up (10% of the point's time), then iterations per sample calibrated so a sample lasts at least 0.5 ms (thousands of times the clock's resolution and read cost), then many samples, all kept in <code>samples.jsonl</code>. Statistics: median, quartiles (type 7), mean, SD, min, max, robust CV = IQR ÷ median (a point above 5% is flagged noisy), and a distribution-free 95% confidence interval of the median from order statistics.</li>\
+<li>Time is CLOCK_MONOTONIC. Cycles come from the hardware counter via perf_event_open where the kernel offers one; otherwise from the time-stamp counter, and are then labelled TSC cycles: on this kind of machine the TSC ticks at a fixed rate that need not equal the core clock.</li>\
+<li>Hardware settings for OpenSSL are applied with <code>OPENSSL_ia32cap</code>, which libcrypto reads once at start-up, so such points run in a child process; the table of known-answer tests shows the capability words libcrypto actually saw. <b>hw=off</b> is <code>~0x200000200000000:~0</code>: it clears exactly AES-NI (bit 57) and PCLMULQDQ (bit 33) and keeps the extended word. <b>hw=seed000</b> is seed 000's <code>~0x200000200000000</code>: without a ':' part OpenSSL also zeroes its extended capability word (AVX2, BMI2, ADX, VAES, …), which slows ChaCha20-Poly1305 too — why the seed saw it 'speed up with AES-NI' on AVX2 machines but not on the AVX2-less Xeon. RustCrypto chooses its code path at run time with no switch, so it is measured with hw on only.</li>\
+<li>This machine may be shared and noisy: compare ratios measured side by side in one run (<code>ango compare</code>), not absolute figures across runs.</li></ul>";
+
+/// Render the whole page.
+pub fn render(d: &ReportData) -> String {
+    let mut out = String::new();
+    let run_id = d
+        .records
+        .first()
+        .map(|r| r.run_id.clone())
+        .or_else(|| d.env.as_ref().map(|e| e.run_id.clone()))
+        .unwrap_or_default();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>ango report {}</title><style>{CSS}</style></head><body><h1>ango: symmetric speed study</h1><p>Run <code>{}</code>, {} points{}.</p>",
+        escape(&run_id),
+        escape(&run_id),
+        d.records.len(),
+        d.env.as_ref().map(|e| format!(", {} on {}", escape(&e.time), escape(&e.cpu_model))).unwrap_or_default()
+    );
+    for n in &d.notes {
+        let _ = write!(out, "<p class=\"noisy\">{}</p>", escape(n));
+    }
+    let f = crate::findings::speed(&d.records);
+    if !f.is_empty() {
+        out.push_str("<h2>Findings</h2><ul>");
+        for x in f {
+            let _ = write!(out, "<li>{}</li>", escape(&x));
+        }
+        out.push_str("</ul>");
+    }
+    out.push_str("<h2>Charts</h2>");
+    out.push_str(&charts(&d.records));
+    out.push_str("<h2>Tables</h2>");
+    out.push_str(&tables(&d.records));
+    out.push_str(METHOD);
+    out.push_str(&events_section(&d.events));
+    if let Some(env) = &d.env {
+        out.push_str(&env_section(env));
+    }
+    out.push_str("</body></html>\n");
+    out
+}

@@ -1,0 +1,12 @@
+//! Presenting results: the terminal table (shaped like `openssl speed`'s),
+//! JSON, CSV and Markdown exports, the self-contained HTML report with inline
+//! SVG charts, plain-language findings, and comparisons between runs.
+
+pub mod compare;
+pub mod findings;
+pub mod formats;
+pub mod html;
+pub mod svg;
+pub mod unit;
+
+pub use unit::Unit;

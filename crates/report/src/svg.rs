@@ -1,0 +1,258 @@
+//! Inline SVG line charts with logarithmic axes. Text uses the generic
+//! `sans-serif` family and is anchored, never measured, so a chart looks the
+//! same whatever fonts the viewing machine has.
+
+use std::fmt::Write;
+
+pub struct Series {
+    pub label: String,
+    pub color: &'static str,
+    pub dashed: bool,
+    /// (x, y, optional (low, high) whisker).
+    pub points: Vec<(f64, f64, Option<(f64, f64)>)>,
+}
+
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+}
+
+pub const PALETTE: &[&str] = &[
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#7f7f7f", "#bcbd22", "#393b79", "#ad494a",
+];
+
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn fmt_num(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.0}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.0}k", v / 1e3)
+    } else if v >= 1.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Render a chart: x on a log2 axis (message sizes), y on a log10 axis.
+pub fn line_chart(c: &Chart) -> String {
+    let (w, h) = (760.0, 380.0);
+    let (ml, mr, mt, mb) = (70.0, 250.0, 34.0, 48.0);
+    let pw = w - ml - mr;
+    let ph = h - mt - mb;
+    let pts = c.series.iter().flat_map(|s| s.points.iter());
+    let xs: Vec<f64> = pts.clone().map(|p| p.0).filter(|x| *x > 0.0).collect();
+    let ys: Vec<f64> = pts
+        .flat_map(|p| {
+            let mut v = vec![p.1];
+            if let Some((lo, hi)) = p.2 {
+                v.extend([lo, hi]);
+            }
+            v
+        })
+        .filter(|y| *y > 0.0 && y.is_finite())
+        .collect();
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" font-size="11" role="img"><title>{}</title><rect width="{w}" height="{h}" fill="white"/>"#,
+        escape(&c.title)
+    );
+    let _ = write!(
+        out,
+        r#"<text x="{}" y="20" font-size="14" font-weight="bold">{}</text>"#,
+        ml,
+        escape(&c.title)
+    );
+    if xs.is_empty() || ys.is_empty() {
+        out.push_str(r#"<text x="80" y="100">no data</text></svg>"#);
+        return out;
+    }
+    let (x0, x1) = (
+        xs.iter().cloned().fold(f64::MAX, f64::min).log2(),
+        xs.iter().cloned().fold(f64::MIN, f64::max).log2(),
+    );
+    let (x0, x1) = if x1 - x0 < 1e-9 {
+        (x0 - 1.0, x1 + 1.0)
+    } else {
+        (x0, x1)
+    };
+    let y0 = ys.iter().cloned().fold(f64::MAX, f64::min).log10().floor();
+    let y1 = ys
+        .iter()
+        .cloned()
+        .fold(f64::MIN, f64::max)
+        .log10()
+        .ceil()
+        .max(y0 + 1.0);
+    let px = |x: f64| ml + (x.log2() - x0) / (x1 - x0) * pw;
+    let py = |y: f64| mt + ph - (y.log10() - y0) / (y1 - y0) * ph;
+
+    // Grid and y ticks at 1, 2, 5 per decade.
+    let mut d = y0 as i32;
+    while d <= y1 as i32 {
+        for m in [1.0, 2.0, 5.0] {
+            let v = m * 10f64.powi(d);
+            if v.log10() > y1 + 1e-9 {
+                continue;
+            }
+            let y = py(v);
+            let major = m == 1.0;
+            let _ = write!(
+                out,
+                r##"<line x1="{ml}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="{}" />"##,
+                ml + pw,
+                if major { "#ccc" } else { "#eee" }
+            );
+            let _ = write!(
+                out,
+                r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+                ml - 6.0,
+                y + 4.0,
+                fmt_num(v)
+            );
+        }
+        d += 1;
+    }
+    let mut sizes: Vec<f64> = xs.clone();
+    sizes.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    sizes.dedup();
+    let step = (sizes.len() / 12).max(1);
+    for (i, s) in sizes.iter().enumerate() {
+        let x = px(*s);
+        let _ = write!(
+            out,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{mt}" y2="{}" stroke="#eee"/>"##,
+            mt + ph
+        );
+        if i % step == 0 {
+            let _ = write!(
+                out,
+                r#"<text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                mt + ph + 16.0,
+                fmt_num(*s)
+            );
+        }
+    }
+    let _ = write!(
+        out,
+        r##"<rect x="{ml}" y="{mt}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>"##
+    );
+    let _ = write!(
+        out,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        ml + pw / 2.0,
+        h - 10.0,
+        escape(&c.x_label)
+    );
+    let _ = write!(
+        out,
+        r#"<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        mt + ph / 2.0,
+        escape(&c.y_label)
+    );
+
+    for (i, s) in c.series.iter().enumerate() {
+        let mut p: Vec<&(f64, f64, Option<(f64, f64)>)> =
+            s.points.iter().filter(|p| p.0 > 0.0 && p.1 > 0.0).collect();
+        p.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
+        let dash = if s.dashed {
+            r#" stroke-dasharray="6 3""#
+        } else {
+            ""
+        };
+        let path: Vec<String> = p
+            .iter()
+            .map(|q| format!("{:.1},{:.1}", px(q.0), py(q.1)))
+            .collect();
+        let _ = write!(
+            out,
+            r#"<polyline fill="none" stroke="{}" stroke-width="1.8"{dash} points="{}"><title>{}</title></polyline>"#,
+            s.color,
+            path.join(" "),
+            escape(&s.label)
+        );
+        for q in &p {
+            if let Some((lo, hi)) = q.2 {
+                if lo > 0.0 && hi > 0.0 {
+                    let _ = write!(
+                        out,
+                        r#"<line x1="{x:.1}" x2="{x:.1}" y1="{:.1}" y2="{:.1}" stroke="{}" stroke-width="1"/>"#,
+                        py(lo),
+                        py(hi),
+                        s.color,
+                        x = px(q.0)
+                    );
+                }
+            }
+            let _ = write!(
+                out,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.6" fill="{}"><title>{}: {} → {:.4}</title></circle>"#,
+                px(q.0),
+                py(q.1),
+                s.color,
+                escape(&s.label),
+                q.0,
+                q.1
+            );
+        }
+        let ly = mt + 6.0 + i as f64 * 16.0;
+        let lx = ml + pw + 12.0;
+        let _ = write!(
+            out,
+            r#"<line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" stroke="{}" stroke-width="2"{dash}/><text x="{}" y="{}">{}</text>"#,
+            lx + 22.0,
+            s.color,
+            lx + 28.0,
+            ly + 4.0,
+            escape(&s.label)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chart_is_well_formed_and_escapes() {
+        let c = Chart {
+            title: "a<b".into(),
+            x_label: "bytes".into(),
+            y_label: "MB/s".into(),
+            series: vec![Series {
+                label: "x&y".into(),
+                color: PALETTE[0],
+                dashed: true,
+                points: vec![(16.0, 100.0, Some((90.0, 110.0))), (16384.0, 2000.0, None)],
+            }],
+        };
+        let s = line_chart(&c);
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
+        assert!(s.contains("a&lt;b") && s.contains("x&amp;y"));
+        assert!(!s.contains("a<b"));
+        assert!(s.contains("<polyline"));
+    }
+
+    #[test]
+    fn empty_chart_says_so() {
+        let c = Chart {
+            title: "t".into(),
+            x_label: String::new(),
+            y_label: String::new(),
+            series: vec![],
+        };
+        assert!(line_chart(&c).contains("no data"));
+    }
+}

@@ -1,0 +1,67 @@
+//! Events a study emits as it goes. The parent process turns them into
+//! records and progress; a worker process writes them to stdout, one JSON
+//! object per line.
+
+use ango_core::record::SampleSet;
+use ango_core::{Algorithm, Hw, Result, SpeedRecord};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// Known-answer tests of one (backend, algorithm, hw), before timing.
+    Kat {
+        backend: String,
+        algorithm: Algorithm,
+        hw: Hw,
+        ok: bool,
+        summary: String,
+        failures: Vec<String>,
+        library_cpu_view: Option<String>,
+    },
+    /// One measured point, with all its samples.
+    Point {
+        record: Box<SpeedRecord>,
+        samples: Box<SampleSet>,
+    },
+    /// A combination that cannot be measured here.
+    Skip {
+        backend: String,
+        algorithm: Algorithm,
+        hw: Hw,
+        reason: String,
+    },
+    Error {
+        message: String,
+    },
+}
+
+pub trait Sink {
+    fn event(&mut self, e: Event) -> Result<()>;
+}
+
+/// The worker's sink: one line per event on stdout, written whole.
+pub struct StdoutSink;
+
+impl Sink for StdoutSink {
+    fn event(&mut self, e: Event) -> Result<()> {
+        let mut line = serde_json::to_string(&e).expect("event serialises");
+        line.push('\n');
+        let mut out = std::io::stdout().lock();
+        out.write_all(line.as_bytes())
+            .and_then(|_| out.flush())
+            .map_err(|e| ango_core::Error::io("worker stdout", e))
+    }
+}
+
+/// A sink that keeps everything (tests, and `ango speed` without --out).
+#[derive(Default)]
+pub struct VecSink(pub Vec<Event>);
+
+impl Sink for VecSink {
+    fn event(&mut self, e: Event) -> Result<()> {
+        self.0.push(e);
+        Ok(())
+    }
+}

@@ -1,0 +1,477 @@
+//! The symmetric speed study of seed 000: every chosen (hw setting, backend,
+//! algorithm) is verified by its known-answer vectors in this process, then
+//! each (operation, size) point is measured and emitted as it finishes.
+//!
+//! Points whose hardware setting needs a different process environment
+//! (OpenSSL reads `OPENSSL_ia32cap` once, at start-up) run in a child
+//! process: `ango __worker` reads the spec on stdin and writes one event per
+//! line on stdout, which the parent records as they arrive.
+
+use crate::event::{Event, Sink};
+use ango_core::record::SampleSet;
+use ango_core::{
+    Aead, Algorithm, Backend, Cipher, Error, Hw, Kind, Operation, Result, SpeedRecord,
+    SCHEMA_VERSION,
+};
+use ango_harness::measure::{self, MeasureError, Plan};
+use ango_harness::CycleCounter;
+use ango_verify::cross::Rng;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+pub const DEFAULT_SIZES: &[usize] = &[16, 64, 256, 1024, 8192, 16384];
+pub const DEFAULT_AAD: usize = 13;
+pub const SUITE: &str = "speed";
+
+/// What to measure. Serialised to the worker process as is.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SpeedSpec {
+    pub run_id: String,
+    pub algorithms: Vec<Algorithm>,
+    pub backends: Vec<String>,
+    pub hw: Vec<Hw>,
+    pub sizes: Vec<usize>,
+    pub aad: usize,
+    pub ops: Vec<Operation>,
+    /// Seconds of sampling per point (unless `samples` is set).
+    pub time: f64,
+    pub samples: Option<usize>,
+}
+
+impl SpeedSpec {
+    pub fn plan(&self) -> Plan {
+        match self.samples {
+            Some(n) => Plan {
+                warmup: std::time::Duration::from_millis(20),
+                ..Plan::with_samples(n)
+            },
+            None => Plan::with_time(self.time),
+        }
+    }
+
+    /// Check the spec against the algorithms' constraints (ECB needs whole
+    /// blocks). Returns a usage error naming the problem.
+    pub fn validate(&self) -> Result<()> {
+        for &a in &self.algorithms {
+            let bm = a.block_multiple();
+            if let Some(s) = self.sizes.iter().find(|&&s| s % bm != 0) {
+                return Err(Error::usage(format!(
+                    "size {s} is not a multiple of {bm} bytes, which {a} needs; use sizes like 16,64,256"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The (backend, hw, algorithm) triples that will be measured, and those
+    /// that cannot be, with the reason.
+    pub fn plan_points(&self) -> Result<PlannedPoints> {
+        let mut p = PlannedPoints::default();
+        for &hw in &self.hw {
+            for bn in &self.backends {
+                let b = ango_backends::by_name(bn)?;
+                for &a in &self.algorithms {
+                    match b.availability(a, hw) {
+                        Ok(()) => p.run.push((b.name().to_string(), hw, a)),
+                        Err(u) => p.skip.push((b.name().to_string(), hw, a, u.0)),
+                    }
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    pub fn points_per_triple(&self) -> usize {
+        self.sizes.len() * self.ops.len()
+    }
+}
+
+#[derive(Default, Debug)]
+pub struct PlannedPoints {
+    pub run: Vec<(String, Hw, Algorithm)>,
+    pub skip: Vec<(String, Hw, Algorithm, String)>,
+}
+
+/// Run the study, sending every event to `sink`. `in_child` is set in the
+/// worker process (never spawn again there).
+pub fn run(spec: &SpeedSpec, sink: &mut dyn Sink, in_child: bool) -> Result<RunOutcome> {
+    spec.validate()?;
+    let planned = spec.plan_points()?;
+    for (b, hw, a, why) in &planned.skip {
+        sink.event(Event::Skip {
+            backend: b.clone(),
+            algorithm: *a,
+            hw: *hw,
+            reason: why.clone(),
+        })?;
+    }
+    let cc = CycleCounter::open();
+    let mut outcome = RunOutcome::default();
+    for &hw in &spec.hw {
+        for bn in &spec.backends {
+            let b = ango_backends::by_name(bn)?;
+            let algos: Vec<Algorithm> = planned
+                .run
+                .iter()
+                .filter(|(n, h, _)| n == b.name() && *h == hw)
+                .map(|t| t.2)
+                .collect();
+            if algos.is_empty() {
+                continue;
+            }
+            if measure::stop_requested() {
+                outcome.interrupted = true;
+                return Ok(outcome);
+            }
+            let env = b.child_env(hw);
+            let r = match env {
+                Some(env) if !in_child => {
+                    let sub = SpeedSpec {
+                        algorithms: algos,
+                        backends: vec![b.name().to_string()],
+                        hw: vec![hw],
+                        ..spec.clone()
+                    };
+                    run_child(&sub, &env, sink)
+                }
+                _ => run_local(spec, b, hw, &algos, &cc, sink),
+            }?;
+            outcome.points += r.points;
+            outcome.kat_failures += r.kat_failures;
+            if r.interrupted {
+                outcome.interrupted = true;
+                return Ok(outcome);
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+#[derive(Default, Debug, Clone, Copy)]
+pub struct RunOutcome {
+    pub points: usize,
+    pub kat_failures: usize,
+    pub interrupted: bool,
+}
+
+fn run_child(
+    spec: &SpeedSpec,
+    env: &[(&'static str, String)],
+    sink: &mut dyn Sink,
+) -> Result<RunOutcome> {
+    let exe = std::env::current_exe().map_err(|e| Error::io("cannot find ango's own binary", e))?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("__worker")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        if v.is_empty() {
+            cmd.env_remove(k);
+        } else {
+            cmd.env(k, v);
+        }
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::io("cannot start worker process", e))?;
+    {
+        let mut stdin = child.stdin.take().expect("piped");
+        let text = serde_json::to_string(spec).expect("spec serialises");
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| Error::io("cannot send spec to worker", e))?;
+    }
+    let stdout = child.stdout.take().expect("piped");
+    let mut outcome = RunOutcome::default();
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        match serde_json::from_str::<Event>(&line) {
+            Ok(ev) => {
+                match &ev {
+                    Event::Point { .. } => outcome.points += 1,
+                    Event::Kat { ok: false, .. } => outcome.kat_failures += 1,
+                    _ => {}
+                }
+                sink.event(ev)?;
+            }
+            Err(_) => continue, // a line cut by an interrupted worker
+        }
+    }
+    let status = child.wait().map_err(|e| Error::io("worker", e))?;
+    if measure::stop_requested() {
+        outcome.interrupted = true;
+    } else if !status.success() {
+        sink.event(Event::Error {
+            message: format!("worker process for {:?} ended with {status}", spec.hw),
+        })?;
+    }
+    Ok(outcome)
+}
+
+fn run_local(
+    spec: &SpeedSpec,
+    b: &dyn Backend,
+    hw: Hw,
+    algos: &[Algorithm],
+    cc: &CycleCounter,
+    sink: &mut dyn Sink,
+) -> Result<RunOutcome> {
+    let mut outcome = RunOutcome::default();
+    let cpu_view = b.cpu_view();
+    let plan = spec.plan();
+    for &a in algos {
+        let kat = ango_verify::kat::run(b, a)?;
+        let kat_summary = kat.summary();
+        sink.event(Event::Kat {
+            backend: b.name().to_string(),
+            algorithm: a,
+            hw,
+            ok: kat.ok(),
+            summary: kat_summary.clone(),
+            failures: kat.failures.clone(),
+            library_cpu_view: cpu_view.clone(),
+        })?;
+        if !kat.ok() {
+            outcome.kat_failures += 1;
+            continue;
+        }
+        for &op in &spec.ops {
+            for &size in &spec.sizes {
+                if measure::stop_requested() {
+                    outcome.interrupted = true;
+                    return Ok(outcome);
+                }
+                match measure_point(b, a, op, size, spec.aad, &plan, cc) {
+                    Ok(m) => {
+                        let (record, samples) =
+                            to_record(spec, b, a, op, hw, size, &kat_summary, cpu_view.clone(), &m);
+                        sink.event(Event::Point {
+                            record: Box::new(record),
+                            samples: Box::new(samples),
+                        })?;
+                        outcome.points += 1;
+                    }
+                    Err(MeasureError::Interrupted) => {
+                        outcome.interrupted = true;
+                        return Ok(outcome);
+                    }
+                    Err(MeasureError::Op(e)) => sink.event(Event::Error {
+                        message: format!("{} {a} {op} {size} B hw={hw}: {e}", b.name()),
+                    })?,
+                }
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// Put a fresh 64-bit message counter into the last 8 bytes of `nonce`.
+fn set_counter(nonce: &mut [u8], ctr: u64) {
+    let n = nonce.len();
+    if n >= 8 {
+        nonce[n - 8..].copy_from_slice(&ctr.to_be_bytes());
+    }
+}
+
+/// Measure one point: one complete operation on one message per iteration.
+pub fn measure_point(
+    b: &dyn Backend,
+    a: Algorithm,
+    op: Operation,
+    size: usize,
+    aad_len: usize,
+    plan: &Plan,
+    cc: &CycleCounter,
+) -> std::result::Result<measure::Measured, MeasureError<Error>> {
+    let mut rng = Rng::new(0x5eed ^ size as u64);
+    let mut key = vec![0u8; a.key_len()];
+    rng.fill(&mut key);
+    let mut msg = vec![0u8; size];
+    rng.fill(&mut msg);
+    let mut nonce = vec![0u8; a.nonce_len()];
+    rng.fill(&mut nonce);
+    match a.kind() {
+        Kind::Aead => {
+            let mut aad = vec![0u8; aad_len];
+            rng.fill(&mut aad);
+            let mut inst: Box<dyn Aead> = b
+                .aead(a, &key, a.nonce_len(), a.tag_len())
+                .map_err(MeasureError::Op)?;
+            let mut tag = vec![0u8; a.tag_len()];
+            // Round trip at this very size before timing.
+            let mut ct = msg.clone();
+            inst.seal(&nonce, &aad, &mut ct, &mut tag)
+                .map_err(MeasureError::Op)?;
+            let mut back = vec![0u8; size];
+            inst.open(&nonce, &aad, &ct, &tag, &mut back)
+                .map_err(MeasureError::Op)?;
+            if back != msg {
+                return Err(MeasureError::Op(Error::Kat(format!(
+                    "round trip at {size} bytes gave a different message"
+                ))));
+            }
+            match op {
+                Operation::Encrypt => {
+                    let mut ctr = 0u64;
+                    let mut buf = msg;
+                    measure::measure(plan, cc, || {
+                        ctr = ctr.wrapping_add(1);
+                        set_counter(&mut nonce, ctr);
+                        inst.seal(&nonce, &aad, &mut buf, &mut tag)
+                    })
+                }
+                Operation::Decrypt => {
+                    measure::measure(plan, cc, || inst.open(&nonce, &aad, &ct, &tag, &mut back))
+                }
+            }
+        }
+        Kind::Cipher => {
+            let mut inst: Box<dyn Cipher> = b.cipher(a, &key).map_err(MeasureError::Op)?;
+            if a == Algorithm::ChaCha20 {
+                nonce[..4].fill(0);
+            }
+            let mut buf = msg.clone();
+            inst.encrypt(&nonce, &mut buf).map_err(MeasureError::Op)?;
+            inst.decrypt(&nonce, &mut buf).map_err(MeasureError::Op)?;
+            if buf != msg {
+                return Err(MeasureError::Op(Error::Kat(format!(
+                    "round trip at {size} bytes gave a different message"
+                ))));
+            }
+            let mut ctr = 0u64;
+            let fresh_iv = a.nonce_len() > 0;
+            measure::measure(plan, cc, || {
+                if fresh_iv {
+                    ctr = ctr.wrapping_add(1);
+                    // CTR: the message counter sits in the IV's upper half so
+                    // the block counter in the lower half never wraps.
+                    let at = if a == Algorithm::ChaCha20 { 4 } else { 0 };
+                    nonce[at..at + 8].copy_from_slice(&ctr.to_be_bytes());
+                }
+                match op {
+                    Operation::Encrypt => inst.encrypt(&nonce, &mut buf),
+                    Operation::Decrypt => inst.decrypt(&nonce, &mut buf),
+                }
+            })
+        }
+    }
+}
+
+/// The method sentence stored with each record and shown in the report.
+pub fn method(a: Algorithm, op: Operation, aad: usize) -> String {
+    match (a.kind(), op) {
+        (Kind::Aead, Operation::Encrypt) => format!(
+            "one complete seal per message: fresh {}-byte counter nonce, {aad}-byte AAD, in-place \
+             encryption, final, {}-byte tag; key schedule once, outside the timing",
+            a.nonce_len(),
+            a.tag_len()
+        ),
+        (Kind::Aead, Operation::Decrypt) => format!(
+            "one complete open per message: nonce, {aad}-byte AAD, ciphertext decrypted into a \
+             separate buffer, {}-byte tag verified (a rejected tag aborts the point); key \
+             schedule once, outside the timing",
+            a.tag_len()
+        ),
+        (Kind::Cipher, _) => {
+            let verb = match op {
+                Operation::Encrypt => "encrypted",
+                Operation::Decrypt => "decrypted",
+            };
+            if a.nonce_len() == 0 {
+                format!("one message {verb} in place, whole blocks, no padding; key schedule once, outside the timing")
+            } else {
+                format!("one message {verb} in place from a fresh IV; key schedule once, outside the timing")
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn to_record(
+    spec: &SpeedSpec,
+    b: &dyn Backend,
+    a: Algorithm,
+    op: Operation,
+    hw: Hw,
+    size: usize,
+    kat: &str,
+    cpu_view: Option<String>,
+    m: &measure::Measured,
+) -> (SpeedRecord, SampleSet) {
+    let s = &m.ns;
+    let mut warnings = Vec::new();
+    if s.noisy() {
+        warnings.push(format!(
+            "noisy: robust CV {:.1}% > {:.0}%",
+            s.robust_cv * 100.0,
+            ango_harness::stats::NOISY_ROBUST_CV * 100.0
+        ));
+    }
+    if s.ci_coverage < 0.95 {
+        warnings.push(format!(
+            "only {} samples: the median's interval covers {:.1}%, not 95%",
+            s.n,
+            s.ci_coverage * 100.0
+        ));
+    }
+    let cycles_per_op = m.cycles.as_ref().map(|c| c.median);
+    let (time, _) = ango_core::results::utc_now();
+    let record = SpeedRecord {
+        schema: SCHEMA_VERSION,
+        run_id: spec.run_id.clone(),
+        suite: SUITE.into(),
+        algorithm: a.name().into(),
+        operation: op.name().into(),
+        backend: b.name().into(),
+        implementation: b.implementation(a, hw),
+        hw: hw.name().into(),
+        ia32cap: hw.ia32cap().map(String::from),
+        library_cpu_view: cpu_view,
+        size_bytes: size as u64,
+        aad_bytes: if a.kind() == Kind::Aead {
+            spec.aad as u64
+        } else {
+            0
+        },
+        samples: s.n as u64,
+        iterations_per_sample: m.iterations_per_sample,
+        median_ns: s.median,
+        q1_ns: s.q1,
+        q3_ns: s.q3,
+        mean_ns: s.mean,
+        sd_ns: s.sd,
+        min_ns: s.min,
+        max_ns: s.max,
+        robust_cv: s.robust_cv,
+        ci95_low_ns: s.ci95_low,
+        ci95_high_ns: s.ci95_high,
+        bytes_per_second: if s.median > 0.0 {
+            size as f64 * 1e9 / s.median
+        } else {
+            0.0
+        },
+        cycles_per_byte: cycles_per_op.filter(|_| size > 0).map(|c| c / size as f64),
+        cycles_per_op,
+        cycle_source: m.cycle_source.name().into(),
+        timer_overhead_ns: m.timer_overhead_ns,
+        noisy: s.noisy(),
+        warnings,
+        kat: kat.into(),
+        method: method(a, op, spec.aad),
+        time,
+    };
+    let samples = SampleSet {
+        run_id: spec.run_id.clone(),
+        suite: SUITE.into(),
+        algorithm: a.name().into(),
+        operation: op.name().into(),
+        backend: b.name().into(),
+        hw: hw.name().into(),
+        size_bytes: size as u64,
+        iterations_per_sample: m.iterations_per_sample,
+        sample_ns: m.sample_ns.clone(),
+    };
+    (record, samples)
+}
