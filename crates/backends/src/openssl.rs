@@ -213,15 +213,16 @@ impl Cipher for OsslCipher {
     }
 }
 
-/// libcrypto's view of the CPU: the first four words of
-/// `OPENSSL_ia32cap_P` (CPUID.1:EDX, CPUID.1:ECX, CPUID.7:EBX, CPUID.7:ECX),
-/// as OpenSSL has them after applying `OPENSSL_ia32cap`.
+/// libcrypto's view of the CPU: the ten words of `OPENSSL_ia32cap_P`
+/// (0/1: CPUID.1 EDX/ECX, 2/3: CPUID.7 EBX/ECX, 4-9: further leaves) as
+/// OpenSSL has them after applying `OPENSSL_ia32cap`.
 #[cfg(target_arch = "x86_64")]
-pub fn ia32cap_words() -> [u32; 4] {
+pub fn ia32cap_words() -> [u32; 10] {
     extern "C" {
-        // Defined in libcrypto (crypto/cryptlib.c) as an array of
-        // OPENSSL_IA32CAP_P_MAX_INDEXES (10 in 3.5) unsigned ints.
-        static OPENSSL_ia32cap_P: [u32; 4];
+        // Defined in libcrypto (crypto/cpuid.c) as an array of
+        // OPENSSL_IA32CAP_P_MAX_INDEXES unsigned ints: 10 in OpenSSL 3.5,
+        // the line openssl-src is pinned to.
+        static OPENSSL_ia32cap_P: [u32; 10];
     }
     openssl::init();
     // SAFETY: FFI read of a libcrypto global that is at least 4 words long and
@@ -231,8 +232,8 @@ pub fn ia32cap_words() -> [u32; 4] {
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-pub fn ia32cap_words() -> [u32; 4] {
-    [0; 4]
+pub fn ia32cap_words() -> [u32; 10] {
+    [0; 10]
 }
 
 /// The capability words as `OPENSSL_ia32cap` would spell them, plus the
@@ -257,14 +258,8 @@ pub fn ia32cap_summary() -> String {
     .filter(|(_, on)| *on)
     .map(|(n, _)| *n)
     .collect();
-    format!(
-        "0x{:08x}{:08x}:0x{:08x}{:08x} [{}]",
-        w[1],
-        w[0],
-        w[3],
-        w[2],
-        feats.join(",")
-    )
+    let words: Vec<String> = (0..5).map(|i| format!("0x{:08x}{:08x}", w[2 * i + 1], w[2 * i])).collect();
+    format!("{} [{}]", words.join(":"), feats.join(","))
 }
 
 impl Backend for OpenSsl {

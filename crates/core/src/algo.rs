@@ -121,8 +121,9 @@ impl<'de> Deserialize<'de> for Algorithm {
 pub enum Hw {
     /// Everything the CPU offers.
     On,
-    /// AES-NI and PCLMULQDQ removed, nothing else
-    /// (`OPENSSL_ia32cap="~0x200000200000000:~0"`... see [`Hw::ia32cap`]).
+    /// The AES and carry-less-multiply instructions removed (AES-NI,
+    /// PCLMULQDQ and their 256/512-bit forms VAES, VPCLMULQDQ), nothing
+    /// else; see [`Hw::ia32cap`].
     Off,
     /// Seed 000's exact mask `~0x200000200000000`, which also clears
     /// OpenSSL's extended capability word (AVX2, BMI2, ADX, VAES, ...).
@@ -143,12 +144,18 @@ impl Hw {
     /// The `OPENSSL_ia32cap` value that realises this setting in OpenSSL.
     ///
     /// The first word clears bit 57 (AES-NI, CPUID.1:ECX.25) and bit 33
-    /// (PCLMULQDQ, CPUID.1:ECX.1). Without a `:` part OpenSSL also replaces
-    /// its second (extended-feature) word with zero; `:~0` keeps it intact.
+    /// (PCLMULQDQ, CPUID.1:ECX.1). The second clears bits 41 and 42 (VAES and
+    /// VPCLMULQDQ, CPUID.7:ECX.9/10): OpenSSL 3.5 picks its VAES/AVX-512 GCM
+    /// and AES code by those bits, not by the AES-NI bit, so leaving them set
+    /// would leave AES in hardware on CPUs that expose AVX-512. OpenSSL 3.5
+    /// keeps ten capability words and zeroes every word pair that the
+    /// variable does not mention, so the remaining three pairs are given as
+    /// `~0` (keep). Seed 000's mask has no `:` part at all and so also zeroes
+    /// the extended words (AVX2, BMI2, ADX, AVX-512, ...).
     pub const fn ia32cap(self) -> Option<&'static str> {
         match self {
             Hw::On => None,
-            Hw::Off => Some("~0x200000200000000:~0"),
+            Hw::Off => Some("~0x200000200000000:~0x60000000000:~0:~0:~0"),
             Hw::Seed000 => Some("~0x200000200000000"),
         }
     }
@@ -249,7 +256,7 @@ mod tests {
 
     #[test]
     fn hw_masks() {
-        assert_eq!(Hw::Off.ia32cap(), Some("~0x200000200000000:~0"));
+        assert_eq!(Hw::Off.ia32cap(), Some("~0x200000200000000:~0x60000000000:~0:~0:~0"));
         assert_eq!(Hw::Seed000.ia32cap(), Some("~0x200000200000000"));
         assert_eq!(Hw::parse_list("both").unwrap(), vec![Hw::On, Hw::Off]);
         assert!(Hw::parse_list("maybe").is_err());

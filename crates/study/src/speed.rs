@@ -108,40 +108,37 @@ pub fn run(spec: &SpeedSpec, sink: &mut dyn Sink, in_child: bool) -> Result<RunO
     }
     let cc = CycleCounter::open();
     let mut outcome = RunOutcome::default();
-    for &hw in &spec.hw {
-        for bn in &spec.backends {
-            let b = ango_backends::by_name(bn)?;
-            let algos: Vec<Algorithm> = planned
-                .run
-                .iter()
-                .filter(|(n, h, _)| n == b.name() && *h == hw)
-                .map(|t| t.2)
-                .collect();
-            if algos.is_empty() {
-                continue;
-            }
-            if measure::stop_requested() {
-                outcome.interrupted = true;
-                return Ok(outcome);
-            }
-            let env = b.child_env(hw);
-            let r = match env {
-                Some(env) if !in_child => {
-                    let sub = SpeedSpec {
-                        algorithms: algos,
-                        backends: vec![b.name().to_string()],
-                        hw: vec![hw],
-                        ..spec.clone()
-                    };
-                    run_child(&sub, &env, sink)
+    // Algorithm by algorithm, every (hw, backend) of it back to back, so the
+    // points a ratio compares are measured minutes apart at most.
+    for &a in &spec.algorithms {
+        for &hw in &spec.hw {
+            for bn in &spec.backends {
+                let b = ango_backends::by_name(bn)?;
+                if !planned.run.iter().any(|(n, h, x)| n == b.name() && *h == hw && *x == a) {
+                    continue;
                 }
-                _ => run_local(spec, b, hw, &algos, &cc, sink),
-            }?;
-            outcome.points += r.points;
-            outcome.kat_failures += r.kat_failures;
-            if r.interrupted {
-                outcome.interrupted = true;
-                return Ok(outcome);
+                if measure::stop_requested() {
+                    outcome.interrupted = true;
+                    return Ok(outcome);
+                }
+                let r = match b.child_env(hw) {
+                    Some(env) if !in_child => {
+                        let sub = SpeedSpec {
+                            algorithms: vec![a],
+                            backends: vec![b.name().to_string()],
+                            hw: vec![hw],
+                            ..spec.clone()
+                        };
+                        run_child(&sub, &env, sink)
+                    }
+                    _ => run_local(spec, b, hw, &[a], &cc, sink),
+                }?;
+                outcome.points += r.points;
+                outcome.kat_failures += r.kat_failures;
+                if r.interrupted {
+                    outcome.interrupted = true;
+                    return Ok(outcome);
+                }
             }
         }
     }

@@ -1,0 +1,12 @@
+// Records the compiler that built ango, for `ango env`.
+fn main() {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let v = std::process::Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=ANGO_RUSTC_VERSION={}", v.trim());
+    println!("cargo:rerun-if-changed=build.rs");
+}

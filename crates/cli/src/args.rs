@@ -1,0 +1,246 @@
+//! Command-line options. Values are taken as strings and checked by ango
+//! itself, so every bad value gets one line naming the valid choices.
+
+use ango_core::{algo::names, Algorithm, Error, Hw, Operation, Result};
+use ango_study::speed::{SpeedSpec, DEFAULT_AAD, DEFAULT_SIZES};
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "ango", version, about = "Verify, measure and compare cryptographic algorithms on this machine")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// The main job: the default study, written to a results directory with a report.
+    Run(RunArgs),
+    /// The symmetric speed study of seed 000 (throughput by message size).
+    Speed(SpeedArgs),
+    /// Compare two results directories, or two configurations of one (DIR@hw=on DIR@hw=off).
+    Compare(CompareArgs),
+    /// Every algorithm × backend × implementation, available or not (with the reason).
+    List(FormatArgs),
+    /// What the measurements run on: CPU, flags, frequency policy, kernel, libraries, timers.
+    Env(FormatArgs),
+    /// Rebuild report.html of a results directory from what it holds.
+    Report(ReportArgs),
+    /// Run every known-answer test and cross-backend check, and print a pass/fail table.
+    Verify,
+    /// Internal: measure in a child process with a different environment.
+    #[command(name = "__worker", hide = true)]
+    Worker,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SpeedArgs {
+    /// Algorithms, comma-separated (default: all eleven).
+    #[arg(long, value_name = "LIST")]
+    pub algo: Option<String>,
+    /// Backends, comma-separated (default: every backend that provides the algorithm).
+    #[arg(long, value_name = "LIST")]
+    pub backend: Option<String>,
+    /// Message sizes in bytes: a list (16,64,256) or a range START:END:STEP.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub sizes: Option<String>,
+    /// Associated data per AEAD message, bytes (13 = a TLS record header).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub aad: Option<String>,
+    /// encrypt, decrypt or both.
+    #[arg(long, value_name = "OP", default_value = "encrypt")]
+    pub op: String,
+    /// on, off (AES-NI and PCLMULQDQ removed), both, or seed000 (seed 000's exact mask).
+    #[arg(long, value_name = "HW")]
+    pub hw: Option<String>,
+    /// Seconds of sampling per point.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    pub time: Option<String>,
+    /// Exact number of samples per point (instead of --time).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub samples: Option<String>,
+    /// kbps (1000s of bytes/s, as openssl speed), MBps, Gbps, cpb or ns.
+    #[arg(long, value_name = "UNIT", default_value = "kbps")]
+    pub unit: String,
+    /// table, json, csv or md.
+    #[arg(long, value_name = "FORMAT", default_value = "table")]
+    pub format: String,
+    /// Write a results directory here (results.jsonl, env.json, report.html).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
+    /// Short points (0.1 s each), for a first look.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub speed: SpeedArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// DIR or DIR@key=value[,key=value] (keys: hw, backend, op, algorithm, size).
+    pub a: String,
+    /// DIR or DIR@key=value[,key=value].
+    pub b: String,
+    /// table or json.
+    #[arg(long, default_value = "table")]
+    pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct FormatArgs {
+    /// table or json.
+    #[arg(long, default_value = "table")]
+    pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A results directory.
+    pub dir: std::path::PathBuf,
+}
+
+fn list(s: &str) -> impl Iterator<Item = &str> {
+    s.split(',').map(str::trim).filter(|x| !x.is_empty())
+}
+
+/// Sizes: "16,64,256" or "START:END:STEP" (inclusive), each 1..=256 MiB.
+pub fn parse_sizes(s: &str) -> Result<Vec<usize>> {
+    const MAX: usize = 256 << 20;
+    let bad = |what: &str| {
+        Error::usage(format!(
+            "invalid --sizes '{s}': {what}; give positive byte counts up to {MAX}, e.g. 16,64,1024 or 16:4096:16"
+        ))
+    };
+    let one = |x: &str| -> Result<usize> {
+        let v: i128 = x.trim().parse().map_err(|_| bad(&format!("'{x}' is not a number")))?;
+        if v <= 0 || v > MAX as i128 {
+            return Err(bad(&format!("{v} is out of range")));
+        }
+        Ok(v as usize)
+    };
+    let mut v = Vec::new();
+    if s.contains(':') {
+        let p: Vec<&str> = s.split(':').collect();
+        if p.len() != 3 {
+            return Err(bad("a range is START:END:STEP"));
+        }
+        let (a, b, st) = (one(p[0])?, one(p[1])?, one(p[2])?);
+        if a > b {
+            return Err(bad("START is above END"));
+        }
+        let mut x = a;
+        while x <= b {
+            v.push(x);
+            x += st;
+        }
+    } else {
+        for x in list(s) {
+            v.push(one(x)?);
+        }
+    }
+    if v.is_empty() {
+        return Err(bad("no sizes"));
+    }
+    v.sort();
+    v.dedup();
+    Ok(v)
+}
+
+fn parse_num<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(flag: &str, s: &str, lo: T, hi: T) -> Result<T> {
+    let v: T = s
+        .trim()
+        .parse()
+        .map_err(|_| Error::usage(format!("invalid {flag} '{s}'; give a number from {lo} to {hi}")))?;
+    if !(v >= lo && v <= hi) {
+        return Err(Error::usage(format!("invalid {flag} '{s}'; give a number from {lo} to {hi}")));
+    }
+    Ok(v)
+}
+
+impl SpeedArgs {
+    /// Check every option and build the study's spec; nothing is written
+    /// before this succeeds.
+    pub fn spec(&self, run_id: &str, default_hw: &str) -> Result<SpeedSpec> {
+        let algorithms = match &self.algo {
+            None => Algorithm::DEFAULT_SPEED.to_vec(),
+            Some(s) => {
+                let v: Vec<Algorithm> = list(s).map(Algorithm::parse).collect::<Result<_>>()?;
+                if v.is_empty() {
+                    return Err(Error::usage(format!(
+                        "--algo is empty; valid: {}",
+                        names(Algorithm::ALL.iter().map(|a| a.name()))
+                    )));
+                }
+                v
+            }
+        };
+        let backends = match &self.backend {
+            None => ango_backends::registry().iter().map(|b| b.name().to_string()).collect(),
+            Some(s) => {
+                let v: Vec<String> = list(s)
+                    .map(|n| ango_backends::by_name(n).map(|b| b.name().to_string()))
+                    .collect::<Result<_>>()?;
+                if v.is_empty() {
+                    return Err(Error::usage(format!(
+                        "--backend is empty; valid: {}",
+                        names(ango_backends::registry().iter().map(|b| b.name()))
+                    )));
+                }
+                v
+            }
+        };
+        let hw = Hw::parse_list(self.hw.as_deref().unwrap_or(default_hw))?;
+        let sizes = match &self.sizes {
+            None => DEFAULT_SIZES.to_vec(),
+            Some(s) => parse_sizes(s)?,
+        };
+        let aad = match &self.aad {
+            None => DEFAULT_AAD,
+            Some(s) => parse_num("--aad", s, 0usize, 65_536)?,
+        };
+        let ops = Operation::parse_list(&self.op)?;
+        ango_report::Unit::parse(&self.unit)?;
+        ango_report::formats::Format::parse(&self.format)?;
+        let time = match &self.time {
+            Some(s) => parse_num("--time", s, 0.001f64, 3600.0)?,
+            None if self.quick => 0.08,
+            None => 0.5,
+        };
+        let samples = match &self.samples {
+            Some(s) => Some(parse_num("--samples", s, 1usize, 1_000_000)?),
+            None => None,
+        };
+        let spec = SpeedSpec {
+            run_id: run_id.to_string(),
+            algorithms,
+            backends,
+            hw,
+            sizes,
+            aad,
+            ops,
+            time,
+            samples,
+        };
+        spec.validate()?;
+        Ok(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_lists_and_ranges() {
+        assert_eq!(parse_sizes("64,16,16").unwrap(), vec![16, 64]);
+        assert_eq!(parse_sizes("16:64:16").unwrap(), vec![16, 32, 48, 64]);
+        for bad in ["0", "-5", "abc", "16:8:1", "1:2", "", "999999999999"] {
+            let e = parse_sizes(bad).unwrap_err();
+            assert!(e.is_usage() && e.to_string().contains("e.g."), "{bad}: {e}");
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! One function per subcommand: wiring only.
+
+use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, SpeedArgs};
+use crate::sink::{ParentSink, EVENTS};
+use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
+use ango_core::{Algorithm, EnvInfo, Error, Hw, Result, SpeedRecord};
+use ango_harness::CycleCounter;
+use ango_report::compare::{self, Selector};
+use ango_report::formats::{self, Format};
+use ango_report::Unit;
+use ango_study::speed::{self, SpeedSpec};
+use std::io::Read;
+use std::path::Path;
+
+pub fn dispatch(cli: Cli) -> Result<i32> {
+    match cli.cmd {
+        Cmd::Run(a) => run(&a.speed, true),
+        Cmd::Speed(a) => run(&a, false),
+        Cmd::Compare(a) => compare_cmd(&a),
+        Cmd::List(a) => list(&a),
+        Cmd::Env(a) => env_cmd(&a),
+        Cmd::Report(a) => report_cmd(&a.dir).map(|_| 0),
+        Cmd::Verify => verify(),
+        Cmd::Worker => worker(),
+    }
+}
+
+fn check_format(f: &str) -> Result<()> {
+    match f {
+        "table" | "json" => Ok(()),
+        _ => Err(Error::usage(format!("unknown format '{f}'; valid: table, json"))),
+    }
+}
+
+fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        if ango_harness::measure::stop_requested() {
+            // A second Ctrl-C: leave at once; every finished point is on disk.
+            std::process::exit(130);
+        }
+        ango_harness::measure::STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+}
+
+/// The environment record for a run.
+pub fn capture_env(run_id: &str) -> EnvInfo {
+    let cc = CycleCounter::open();
+    let mut e = ango_harness::env::capture(&cc);
+    e.run_id = run_id.to_string();
+    e.ango_version = env!("CARGO_PKG_VERSION").to_string();
+    e.time = utc_now().0;
+    e.rustc = env!("ANGO_RUSTC_VERSION").to_string();
+    e.libraries = ango_backends::registry()
+        .iter()
+        .map(|b| (b.name().to_string(), b.version()))
+        .collect();
+    e.openssl_ia32cap_on = ango_backends::registry()
+        .iter()
+        .find(|b| b.name() == "openssl")
+        .and_then(|b| b.cpu_view())
+        .map(|v| match std::env::var("OPENSSL_ia32cap") {
+            Ok(mask) => format!("{v} (this process has OPENSSL_ia32cap={mask}; hw=on points run in a child without it)"),
+            Err(_) => v,
+        });
+    e.command = std::env::args().collect::<Vec<_>>().join(" ");
+    e
+}
+
+fn run(a: &SpeedArgs, is_run: bool) -> Result<i32> {
+    let (ts, date) = utc_now();
+    let host = ango_harness::env::hostname();
+    let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
+    // Validate everything before anything is written.
+    let spec: SpeedSpec = a.spec(&run_id, if is_run { "both" } else { "on" })?;
+    let unit = Unit::parse(&a.unit)?;
+    let format = Format::parse(&a.format)?;
+    let planned = spec.plan_points()?;
+    let total = planned.run.len() * spec.points_per_triple();
+
+    let dir = match (&a.out, is_run) {
+        (Some(p), _) => Some(ResultsDir::create_at(p)?),
+        (None, true) => Some(ResultsDir::create_default(Path::new("ango-results"), &date, &host)?),
+        (None, false) => None,
+    };
+    install_interrupt_handler();
+    let env = capture_env(&run_id);
+    if let Some(d) = &dir {
+        d.write_json(ENV, &env)?;
+        eprintln!("ango: writing {} ({} points planned)", d.path.display(), total);
+    }
+    let cycle_label = if env.cycle_source == "tsc" { "TSC cycles" } else { "cycles" };
+    let mut sink = ParentSink::new(dir, total);
+    let outcome = speed::run(&spec, &mut sink, false)?;
+
+    if let Some(d) = &sink.dir {
+        write_report(d, Some(env.clone()), &sink.records, &sink.events, outcome.interrupted)?;
+    }
+    let out = formats::render(&sink.records, format, unit, cycle_label);
+    print!("{out}");
+    if format == Format::Table && !sink.records.is_empty() {
+        println!();
+        print!("{}", formats::cv_table(&sink.records));
+        if env.cycle_source == "tsc" {
+            println!("cycles: {}", env.cycle_source_note);
+        }
+        let f = ango_report::findings::speed(&sink.records);
+        if is_run && !f.is_empty() {
+            println!("\nFindings:");
+            for x in f {
+                println!("- {x}");
+            }
+        }
+    }
+    if let Some(d) = &sink.dir {
+        eprintln!("ango: {} points in {}; report: {}", sink.records.len(), d.path.join(RESULTS).display(), d.path.join(REPORT).display());
+    }
+    if outcome.interrupted {
+        eprintln!("ango: interrupted; the {} points measured so far are kept", sink.records.len());
+        return Ok(130);
+    }
+    if sink.kat_failures > 0 || sink.errors > 0 {
+        eprintln!("ango: {} known-answer failures, {} errors (see above); failed pairs were not timed", sink.kat_failures, sink.errors);
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn write_report(d: &ResultsDir, env: Option<EnvInfo>, records: &[SpeedRecord], events: &[serde_json::Value], interrupted: bool) -> Result<()> {
+    let mut notes = Vec::new();
+    if interrupted {
+        notes.push("This run was interrupted: the report shows the points measured before it stopped.".to_string());
+    }
+    let html = ango_report::html::render(&ango_report::html::ReportData {
+        env,
+        records: records.to_vec(),
+        events: events.to_vec(),
+        notes,
+    });
+    d.write_text(REPORT, &html)
+}
+
+fn report_cmd(path: &Path) -> Result<()> {
+    let d = ResultsDir::open(path)?;
+    let recs = d.read_lines::<SpeedRecord>(RESULTS)?;
+    let events = d.read_lines::<serde_json::Value>(EVENTS)?;
+    let env: Option<EnvInfo> = d.read_json(ENV)?;
+    let mut notes = Vec::new();
+    if recs.partial_tail {
+        notes.push("results.jsonl ended in a cut line (a write interrupted by a crash); it was left out.".to_string());
+    }
+    if !recs.bad_lines.is_empty() {
+        notes.push(format!("results.jsonl lines {:?} did not parse and were left out.", recs.bad_lines));
+    }
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    let html = ango_report::html::render(&ango_report::html::ReportData {
+        env,
+        records: recs.items,
+        events: events.items,
+        notes,
+    });
+    d.write_text(REPORT, &html)?;
+    println!("{}", d.path.join(REPORT).display());
+    Ok(())
+}
+
+fn load(sel: &Selector) -> Result<Vec<SpeedRecord>> {
+    let d = ResultsDir::open(&sel.path)?;
+    Ok(d.read_lines::<SpeedRecord>(RESULTS)?.items)
+}
+
+fn compare_cmd(a: &CompareArgs) -> Result<i32> {
+    check_format(&a.format)?;
+    let sa = Selector::parse(&a.a)?;
+    let sb = Selector::parse(&a.b)?;
+    let ra = load(&sa)?;
+    let rb = load(&sb)?;
+    let rows = compare::compare(&ra, &sa, &rb, &sb);
+    if a.format == "json" {
+        println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
+    } else {
+        print!("{}", compare::table(&rows, &a.a, &a.b));
+    }
+    Ok(0)
+}
+
+fn list(a: &FormatArgs) -> Result<i32> {
+    check_format(&a.format)?;
+    let mut rows = Vec::new();
+    for &algo in Algorithm::ALL {
+        for b in ango_backends::registry() {
+            for &hw in Hw::ALL {
+                let (status, detail) = match b.availability(algo, hw) {
+                    Ok(()) => ("available", b.implementation(algo, hw)),
+                    Err(u) => ("unavailable", u.0),
+                };
+                rows.push(serde_json::json!({
+                    "algorithm": algo.name(), "backend": b.name(), "hw": hw.name(),
+                    "status": status, "implementation_or_reason": detail,
+                }));
+            }
+        }
+        for (b, why) in ango_backends::not_built() {
+            rows.push(serde_json::json!({
+                "algorithm": algo.name(), "backend": b, "hw": "any",
+                "status": "unavailable", "implementation_or_reason": why,
+            }));
+        }
+    }
+    if a.format == "json" {
+        println!("{}", serde_json::to_string_pretty(&rows).expect("serialises"));
+        return Ok(0);
+    }
+    println!("{:<18} {:<11} {:<8} {:<12} implementation / reason", "algorithm", "backend", "hw", "status");
+    for r in &rows {
+        println!(
+            "{:<18} {:<11} {:<8} {:<12} {}",
+            r["algorithm"].as_str().unwrap_or(""),
+            r["backend"].as_str().unwrap_or(""),
+            r["hw"].as_str().unwrap_or(""),
+            r["status"].as_str().unwrap_or(""),
+            r["implementation_or_reason"].as_str().unwrap_or("")
+        );
+    }
+    for b in ango_backends::registry() {
+        if let Some(v) = b.cpu_view() {
+            println!("{} sees: {v}", b.name());
+        }
+    }
+    Ok(0)
+}
+
+fn env_cmd(a: &FormatArgs) -> Result<i32> {
+    check_format(&a.format)?;
+    let e = capture_env("");
+    if a.format == "json" {
+        println!("{}", serde_json::to_string_pretty(&e).expect("serialises"));
+        return Ok(0);
+    }
+    let lines: Vec<(&str, String)> = vec![
+        ("host", e.hostname.clone()),
+        ("cpu", e.cpu_model.clone()),
+        ("vendor", e.cpu_vendor.clone()),
+        ("logical cpus", e.logical_cpus.to_string()),
+        ("virtual machine", e.hypervisor.to_string()),
+        ("crypto flags", e.crypto_flags.join(" ")),
+        ("frequency governor", e.frequency_governor.clone().unwrap_or_else(|| "not readable (no cpufreq)".into())),
+        ("boost", e.boost.clone().unwrap_or_else(|| "not readable".into())),
+        ("kernel", e.kernel.clone()),
+        ("os", e.os.clone()),
+        ("compiler", e.rustc.clone()),
+        ("clock", format!("{} (resolution {} ns, read overhead {:.0} ns)", e.clock, e.clock_resolution_ns, e.timer_overhead_ns)),
+        ("cycle source", format!("{} — {}", e.cycle_source, e.cycle_source_note)),
+        ("tsc", format!("{} MHz measured, invariant: {}", e.tsc_hz_measured.map(|h| format!("{:.1}", h / 1e6)).unwrap_or_else(|| "-".into()), e.tsc_invariant)),
+        ("openssl sees (hw on)", e.openssl_ia32cap_on.clone().unwrap_or_else(|| "-".into())),
+    ];
+    for (k, v) in lines {
+        println!("{k:<22} {v}");
+    }
+    for (n, v) in &e.libraries {
+        println!("{:<22} {v}", format!("library {n}"));
+    }
+    Ok(0)
+}
+
+fn verify() -> Result<i32> {
+    let mut failed = 0;
+    println!("{:<18} {:<11} {}", "algorithm", "backend", "known-answer tests");
+    for &a in Algorithm::ALL {
+        for b in ango_backends::registry() {
+            let r = ango_verify::kat::run(b, a)?;
+            if !r.ok() {
+                failed += 1;
+            }
+            println!("{:<18} {:<11} {}", a.name(), b.name(), r.summary());
+            for f in &r.failures {
+                println!("    {f}");
+            }
+        }
+    }
+    println!("\n{:<18} cross-backend agreement (300 random messages, 0..4096 B, AAD 0..64 B)", "algorithm");
+    for &a in Algorithm::ALL {
+        let d: Vec<(String, Result<u64>)> = ango_backends::registry()
+            .into_iter()
+            .map(|b| (b.name().to_string(), ango_verify::cross::digest(b, a, 300, 4096, 0xa460)))
+            .collect();
+        let vals: Vec<u64> = d.iter().filter_map(|(_, r)| r.as_ref().ok().copied()).collect();
+        let agree = vals.len() == d.len() && vals.windows(2).all(|w| w[0] == w[1]);
+        if !agree {
+            failed += 1;
+        }
+        let parts: Vec<String> = d
+            .iter()
+            .map(|(n, r)| match r {
+                Ok(h) => format!("{n}={h:016x}"),
+                Err(e) => format!("{n}: {e}"),
+            })
+            .collect();
+        println!("{:<18} {} {}", a.name(), if agree { "pass" } else { "FAIL" }, parts.join(" "));
+    }
+    println!("\n{failed} failed, {} checked", Algorithm::ALL.len() * (ango_backends::registry().len() + 1));
+    Ok(if failed == 0 { 0 } else { 1 })
+}
+
+/// The child side of a hardware-setting point: spec on stdin, events on stdout.
+fn worker() -> Result<i32> {
+    install_interrupt_handler();
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| Error::io("worker stdin", e))?;
+    let spec: SpeedSpec = serde_json::from_str(&text).map_err(|e| Error::data("worker spec", e))?;
+    let outcome = speed::run(&spec, &mut ango_study::event::StdoutSink, true)?;
+    Ok(if outcome.interrupted { 130 } else { 0 })
+}

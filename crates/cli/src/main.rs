@@ -1,0 +1,40 @@
+//! The `ango` binary: parse options, run, print errors on one line.
+//! Exit status: 0 success, 1 failure (e.g. a known-answer test failed),
+//! 2 bad input, 130 interrupted.
+
+mod args;
+mod commands;
+mod sink;
+
+use clap::Parser;
+
+fn main() {
+    // Behave like a Unix tool when output is piped into `head`: end quietly.
+    #[cfg(unix)]
+    // SAFETY: FFI; restoring the default disposition of SIGPIPE before any
+    // thread is started has no memory-safety preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let cli = match args::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+                let _ = e.print();
+                std::process::exit(if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { 2 } else { 0 });
+            }
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("error: bad arguments");
+            eprintln!("{first} (see `ango --help`)");
+            std::process::exit(2);
+        }
+    };
+    match commands::dispatch(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(if e.is_usage() { 2 } else { 1 });
+        }
+    }
+}

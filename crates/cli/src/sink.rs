@@ -1,0 +1,125 @@
+//! The parent process's sink: records each point the moment it arrives
+//! (results.jsonl, samples.jsonl, events.jsonl) and shows progress.
+
+use ango_core::results::{ResultsDir, RESULTS, SAMPLES};
+use ango_core::{Result, SpeedRecord};
+use ango_study::{Event, Sink};
+use std::io::Write;
+
+pub const EVENTS: &str = "events.jsonl";
+
+pub struct ParentSink {
+    pub dir: Option<ResultsDir>,
+    pub records: Vec<SpeedRecord>,
+    pub events: Vec<serde_json::Value>,
+    pub total: usize,
+    pub done: usize,
+    pub kat_failures: usize,
+    pub errors: usize,
+    pub quiet: bool,
+}
+
+impl ParentSink {
+    pub fn new(dir: Option<ResultsDir>, total: usize) -> ParentSink {
+        ParentSink {
+            dir,
+            records: Vec::new(),
+            events: Vec::new(),
+            total,
+            done: 0,
+            kat_failures: 0,
+            errors: 0,
+            quiet: false,
+        }
+    }
+
+    fn say(&self, line: &str) {
+        if !self.quiet {
+            let mut e = std::io::stderr().lock();
+            let _ = writeln!(e, "{line}");
+        }
+    }
+
+    fn log_event(&mut self, ev: &Event) -> Result<()> {
+        let v = serde_json::to_value(ev).expect("event serialises");
+        if let Some(d) = &self.dir {
+            d.append(EVENTS, &v)?;
+        }
+        self.events.push(v);
+        Ok(())
+    }
+}
+
+impl Sink for ParentSink {
+    fn event(&mut self, ev: Event) -> Result<()> {
+        match ev {
+            Event::Point { record, samples } => {
+                if let Some(d) = &self.dir {
+                    d.append(RESULTS, &*record)?;
+                    d.append(SAMPLES, &*samples)?;
+                }
+                self.done += 1;
+                let w = self.total.to_string().len();
+                self.say(&format!(
+                    "[{:>w$}/{}] {:<18} {:<10} hw={:<7} {:<7} {:>6} B  {:>9.1} MB/s  cv {:>5.2}%{}",
+                    self.done,
+                    self.total,
+                    record.algorithm,
+                    record.backend,
+                    record.hw,
+                    record.operation,
+                    record.size_bytes,
+                    record.bytes_per_second / 1e6,
+                    record.robust_cv * 100.0,
+                    if record.noisy { "  (noisy)" } else { "" }
+                ));
+                self.records.push(*record);
+            }
+            ref e @ Event::Kat {
+                ref backend,
+                algorithm,
+                hw,
+                ok,
+                ref summary,
+                ref failures,
+                ref library_cpu_view,
+            } => {
+                let mut line = format!("verify {backend} {algorithm} hw={hw}: {summary}");
+                if hw != ango_core::Hw::On {
+                    if let Some(v) = library_cpu_view {
+                        line.push_str(&format!(" (library sees {v})"));
+                    }
+                }
+                for f in failures {
+                    line.push_str(&format!("\n    {f}"));
+                }
+                if !ok {
+                    self.kat_failures += 1;
+                    line.push_str("\n    not timed");
+                }
+                self.say(&line);
+                self.log_event(e)?;
+            }
+            ref e @ Event::Skip {
+                ref backend,
+                hw,
+                ref reason,
+                ..
+            } => {
+                let first = !self.events.iter().any(|v| {
+                    v["type"] == "skip" && v["backend"] == backend.as_str() && v["hw"] == hw.name()
+                });
+                if first {
+                    self.say(&format!("skip {backend} hw={hw}: {reason}"));
+                }
+                self.log_event(e)?;
+            }
+            ref e @ Event::Error { ref message } => {
+                self.errors += 1;
+                self.say(&format!("error: {message}"));
+                self.log_event(e)?;
+            }
+        }
+        Ok(())
+    }
+}
