@@ -68,9 +68,12 @@ pub struct SpeedArgs {
     /// Write a results directory here (results.jsonl, env.json, report.html).
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
-    /// Short points (0.1 s each), for a first look.
+    /// Short points (0.08 s each), for a first look.
     #[arg(long)]
     pub quick: bool,
+    /// Pin the measurement (and its worker processes) to this CPU.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub cpu: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -161,6 +164,17 @@ fn parse_num<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(flag:
     Ok(v)
 }
 
+/// `--cpu N`: one of the CPUs this process may run on.
+pub fn parse_cpu(s: &str) -> Result<usize> {
+    let allowed = ango_harness::affinity::allowed_cpus();
+    let list = allowed.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|c| allowed.contains(c))
+        .ok_or_else(|| Error::usage(format!("invalid --cpu '{s}'; valid: {list}")))
+}
+
 impl SpeedArgs {
     /// Check every option and build the study's spec; nothing is written
     /// before this succeeds.
@@ -204,6 +218,9 @@ impl SpeedArgs {
         };
         let ops = Operation::parse_list(&self.op)?;
         ango_report::Unit::parse(&self.unit)?;
+        if let Some(c) = &self.cpu {
+            parse_cpu(c)?;
+        }
         ango_report::formats::Format::parse(&self.format)?;
         let time = match &self.time {
             Some(s) => parse_num("--time", s, 0.001f64, 3600.0)?,

@@ -83,7 +83,16 @@ fn run(a: &SpeedArgs, is_run: bool) -> Result<i32> {
         (None, false) => None,
     };
     install_interrupt_handler();
-    let env = capture_env(&run_id);
+    let pinned = match &a.cpu {
+        Some(c) => {
+            let cpu = crate::args::parse_cpu(c)?;
+            ango_harness::affinity::pin(cpu).map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
+            Some(cpu)
+        }
+        None => None,
+    };
+    let mut env = capture_env(&run_id);
+    env.pinned_cpu = pinned;
     if let Some(d) = &dir {
         d.write_json(ENV, &env)?;
         eprintln!("ango: writing {} ({} points planned)", d.path.display(), total);

@@ -46,6 +46,7 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["speed", "--samples", "zero"], "--samples");
     rejects(&["speed", "--aad", "x"], "--aad");
     rejects(&["run", "--unit", "furlongs"], "kbps");
+    rejects(&["speed", "--cpu", "4096"], "valid:");
     rejects(&["report", "/nonexistent/dir"], "not a results directory");
     rejects(&["compare", "/nonexistent/a", "/nonexistent/b"], "not a results directory");
     rejects(&["compare", "x@colour=red", "y"], "hw, backend, op, algorithm, size");

@@ -119,6 +119,8 @@ pub struct EnvInfo {
     pub timer_overhead_ns: f64,
     /// The OPENSSL_ia32cap capability words OpenSSL sees with hw on.
     pub openssl_ia32cap_on: Option<String>,
+    /// The CPU the run was pinned to (`--cpu`), if any.
+    pub pinned_cpu: Option<usize>,
     /// The command line that made the run.
     pub command: String,
 }

@@ -2,6 +2,7 @@
 //! iterations per sample, warm-up, sampling, statistics, and what the machine
 //! is. Nothing here knows about cryptography: a point is a closure.
 
+pub mod affinity;
 pub mod cycles;
 pub mod env;
 pub mod measure;

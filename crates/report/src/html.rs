@@ -338,6 +338,7 @@ fn env_section(env: &EnvInfo) -> String {
             "OpenSSL's view with hw on",
             env.openssl_ia32cap_on.clone().unwrap_or_else(|| "–".into()),
         ),
+        ("pinned to CPU", env.pinned_cpu.map_or_else(|| "no (the scheduler chose)".into(), |c| c.to_string())),
         ("command", env.command.clone()),
     ];
     for (k, v) in rows {
@@ -358,6 +359,7 @@ const METHOD: &str = "<h2>How the numbers were taken</h2><ul>\
 <li>Samples: a warm-up (10% of the point's time), then iterations per sample calibrated so a sample lasts at least 0.5 ms (thousands of times the clock's resolution and read cost), then many samples, all kept in <code>samples.jsonl</code>. Statistics: median, quartiles (type 7), mean, SD, min, max, robust CV = IQR ÷ median (a point above 5% is flagged noisy), and a distribution-free 95% confidence interval of the median from order statistics.</li>\
 <li>Time is CLOCK_MONOTONIC. Cycles come from the hardware counter via perf_event_open where the kernel offers one; otherwise from the time-stamp counter, and are then labelled TSC cycles: on this kind of machine the TSC ticks at a fixed rate that need not equal the core clock.</li>\
 <li>Hardware settings for OpenSSL are applied with <code>OPENSSL_ia32cap</code>, which libcrypto reads once at start-up, so such points run in a child process; the table of known-answer tests shows the capability words libcrypto actually saw. <b>hw=off</b> is <code>~0x200000200000000:~0x60000000000:~0:~0:~0</code>: it clears exactly the AES and carry-less-multiply instructions — AES-NI (bit 57) and PCLMULQDQ (bit 33) and their vector forms VAES and VPCLMULQDQ (bits 41 and 42 of the second word; OpenSSL 3.5 selects its VAES/AVX-512 AES-GCM by those bits, so on a CPU with AVX-512 clearing AES-NI alone leaves AES-GCM in hardware) — and keeps every other capability word (OpenSSL 3.5 zeroes the word pairs the variable does not name, hence the trailing <code>:~0</code> parts). <b>hw=seed000</b> is seed 000's <code>~0x200000200000000</code>: without a ':' part OpenSSL also zeroes its extended capability word (AVX2, BMI2, ADX, VAES, …), which slows ChaCha20-Poly1305 too — why the seed saw it 'speed up with AES-NI' on AVX2 machines but not on the AVX2-less Xeon. RustCrypto chooses its code path at run time with no switch, so it is measured with hw on only.</li>\
+<li>Against <code>openssl speed</code>: OpenSSL 3.5's <code>speed -evp</code> picks its per-message AEAD loop only for GCM, CCM, OCB and SIV modes (and that loop re-keys every message); ChaCha20-Poly1305 is a "stream" mode to it, so even with <code>-aead</code> it is timed as one endless stream of Update calls — no nonce, no Poly1305 one-time key, no AAD, no tag per message — the same kind of shortcut seed 000 §5.3.3 found for CCM. Expect ango's ChaCha20-Poly1305 to be lower than <code>openssl speed</code>'s by the per-message set-up (about a fifth at 8 KiB here), and its AES-GCM slightly higher (no re-keying).</li>\
 <li>This machine may be shared and noisy: compare ratios measured side by side in one run (<code>ango compare</code>), not absolute figures across runs.</li></ul>";
 
 /// Render the whole page.
