@@ -9,8 +9,8 @@ pub mod rustcrypto;
 use ango_core::{Backend, Error, Result};
 
 /// Every backend compiled into this binary, in table order.
+#[allow(unused_mut, clippy::vec_init_then_push)]
 pub fn registry() -> Vec<&'static dyn Backend> {
-    #[allow(unused_mut)]
     let mut v: Vec<&'static dyn Backend> = Vec::new();
     #[cfg(feature = "openssl")]
     v.push(&openssl::OpenSsl);

@@ -258,7 +258,9 @@ pub fn ia32cap_summary() -> String {
     .filter(|(_, on)| *on)
     .map(|(n, _)| *n)
     .collect();
-    let words: Vec<String> = (0..5).map(|i| format!("0x{:08x}{:08x}", w[2 * i + 1], w[2 * i])).collect();
+    let words: Vec<String> = (0..5)
+        .map(|i| format!("0x{:08x}{:08x}", w[2 * i + 1], w[2 * i]))
+        .collect();
     format!("{} [{}]", words.join(":"), feats.join(","))
 }
 

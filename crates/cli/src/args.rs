@@ -6,7 +6,11 @@ use ango_study::speed::{SpeedSpec, DEFAULT_AAD, DEFAULT_SIZES};
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "ango", version, about = "Verify, measure and compare cryptographic algorithms on this machine")]
+#[command(
+    name = "ango",
+    version,
+    about = "Verify, measure and compare cryptographic algorithms on this machine"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
@@ -119,7 +123,10 @@ pub fn parse_sizes(s: &str) -> Result<Vec<usize>> {
         ))
     };
     let one = |x: &str| -> Result<usize> {
-        let v: i128 = x.trim().parse().map_err(|_| bad(&format!("'{x}' is not a number")))?;
+        let v: i128 = x
+            .trim()
+            .parse()
+            .map_err(|_| bad(&format!("'{x}' is not a number")))?;
         if v <= 0 || v > MAX as i128 {
             return Err(bad(&format!("{v} is out of range")));
         }
@@ -153,13 +160,21 @@ pub fn parse_sizes(s: &str) -> Result<Vec<usize>> {
     Ok(v)
 }
 
-fn parse_num<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(flag: &str, s: &str, lo: T, hi: T) -> Result<T> {
-    let v: T = s
-        .trim()
-        .parse()
-        .map_err(|_| Error::usage(format!("invalid {flag} '{s}'; give a number from {lo} to {hi}")))?;
+fn parse_num<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(
+    flag: &str,
+    s: &str,
+    lo: T,
+    hi: T,
+) -> Result<T> {
+    let v: T = s.trim().parse().map_err(|_| {
+        Error::usage(format!(
+            "invalid {flag} '{s}'; give a number from {lo} to {hi}"
+        ))
+    })?;
     if !(v >= lo && v <= hi) {
-        return Err(Error::usage(format!("invalid {flag} '{s}'; give a number from {lo} to {hi}")));
+        return Err(Error::usage(format!(
+            "invalid {flag} '{s}'; give a number from {lo} to {hi}"
+        )));
     }
     Ok(v)
 }
@@ -167,7 +182,11 @@ fn parse_num<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(flag:
 /// `--cpu N`: one of the CPUs this process may run on.
 pub fn parse_cpu(s: &str) -> Result<usize> {
     let allowed = ango_harness::affinity::allowed_cpus();
-    let list = allowed.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    let list = allowed
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     s.trim()
         .parse::<usize>()
         .ok()
@@ -193,7 +212,10 @@ impl SpeedArgs {
             }
         };
         let backends = match &self.backend {
-            None => ango_backends::registry().iter().map(|b| b.name().to_string()).collect(),
+            None => ango_backends::registry()
+                .iter()
+                .map(|b| b.name().to_string())
+                .collect(),
             Some(s) => {
                 let v: Vec<String> = list(s)
                     .map(|n| ango_backends::by_name(n).map(|b| b.name().to_string()))

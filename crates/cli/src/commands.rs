@@ -28,7 +28,9 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
 fn check_format(f: &str) -> Result<()> {
     match f {
         "table" | "json" => Ok(()),
-        _ => Err(Error::usage(format!("unknown format '{f}'; valid: table, json"))),
+        _ => Err(Error::usage(format!(
+            "unknown format '{f}'; valid: table, json"
+        ))),
     }
 }
 
@@ -79,14 +81,19 @@ fn run(a: &SpeedArgs, is_run: bool) -> Result<i32> {
 
     let dir = match (&a.out, is_run) {
         (Some(p), _) => Some(ResultsDir::create_at(p)?),
-        (None, true) => Some(ResultsDir::create_default(Path::new("ango-results"), &date, &host)?),
+        (None, true) => Some(ResultsDir::create_default(
+            Path::new("ango-results"),
+            &date,
+            &host,
+        )?),
         (None, false) => None,
     };
     install_interrupt_handler();
     let pinned = match &a.cpu {
         Some(c) => {
             let cpu = crate::args::parse_cpu(c)?;
-            ango_harness::affinity::pin(cpu).map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
+            ango_harness::affinity::pin(cpu)
+                .map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
             Some(cpu)
         }
         None => None,
@@ -95,14 +102,28 @@ fn run(a: &SpeedArgs, is_run: bool) -> Result<i32> {
     env.pinned_cpu = pinned;
     if let Some(d) = &dir {
         d.write_json(ENV, &env)?;
-        eprintln!("ango: writing {} ({} points planned)", d.path.display(), total);
+        eprintln!(
+            "ango: writing {} ({} points planned)",
+            d.path.display(),
+            total
+        );
     }
-    let cycle_label = if env.cycle_source == "tsc" { "TSC cycles" } else { "cycles" };
+    let cycle_label = if env.cycle_source == "tsc" {
+        "TSC cycles"
+    } else {
+        "cycles"
+    };
     let mut sink = ParentSink::new(dir, total);
     let outcome = speed::run(&spec, &mut sink, false)?;
 
     if let Some(d) = &sink.dir {
-        write_report(d, Some(env.clone()), &sink.records, &sink.events, outcome.interrupted)?;
+        write_report(
+            d,
+            Some(env.clone()),
+            &sink.records,
+            &sink.events,
+            outcome.interrupted,
+        )?;
     }
     let out = formats::render(&sink.records, format, unit, cycle_label);
     print!("{out}");
@@ -121,23 +142,43 @@ fn run(a: &SpeedArgs, is_run: bool) -> Result<i32> {
         }
     }
     if let Some(d) = &sink.dir {
-        eprintln!("ango: {} points in {}; report: {}", sink.records.len(), d.path.join(RESULTS).display(), d.path.join(REPORT).display());
+        eprintln!(
+            "ango: {} points in {}; report: {}",
+            sink.records.len(),
+            d.path.join(RESULTS).display(),
+            d.path.join(REPORT).display()
+        );
     }
     if outcome.interrupted {
-        eprintln!("ango: interrupted; the {} points measured so far are kept", sink.records.len());
+        eprintln!(
+            "ango: interrupted; the {} points measured so far are kept",
+            sink.records.len()
+        );
         return Ok(130);
     }
     if sink.kat_failures > 0 || sink.errors > 0 {
-        eprintln!("ango: {} known-answer failures, {} errors (see above); failed pairs were not timed", sink.kat_failures, sink.errors);
+        eprintln!(
+            "ango: {} known-answer failures, {} errors (see above); failed pairs were not timed",
+            sink.kat_failures, sink.errors
+        );
         return Ok(1);
     }
     Ok(0)
 }
 
-fn write_report(d: &ResultsDir, env: Option<EnvInfo>, records: &[SpeedRecord], events: &[serde_json::Value], interrupted: bool) -> Result<()> {
+fn write_report(
+    d: &ResultsDir,
+    env: Option<EnvInfo>,
+    records: &[SpeedRecord],
+    events: &[serde_json::Value],
+    interrupted: bool,
+) -> Result<()> {
     let mut notes = Vec::new();
     if interrupted {
-        notes.push("This run was interrupted: the report shows the points measured before it stopped.".to_string());
+        notes.push(
+            "This run was interrupted: the report shows the points measured before it stopped."
+                .to_string(),
+        );
     }
     let html = ango_report::html::render(&ango_report::html::ReportData {
         env,
@@ -155,10 +196,16 @@ fn report_cmd(path: &Path) -> Result<()> {
     let env: Option<EnvInfo> = d.read_json(ENV)?;
     let mut notes = Vec::new();
     if recs.partial_tail {
-        notes.push("results.jsonl ended in a cut line (a write interrupted by a crash); it was left out.".to_string());
+        notes.push(
+            "results.jsonl ended in a cut line (a write interrupted by a crash); it was left out."
+                .to_string(),
+        );
     }
     if !recs.bad_lines.is_empty() {
-        notes.push(format!("results.jsonl lines {:?} did not parse and were left out.", recs.bad_lines));
+        notes.push(format!(
+            "results.jsonl lines {:?} did not parse and were left out.",
+            recs.bad_lines
+        ));
     }
     for n in &notes {
         eprintln!("note: {n}");
@@ -187,7 +234,10 @@ fn compare_cmd(a: &CompareArgs) -> Result<i32> {
     let rb = load(&sb)?;
     let rows = compare::compare(&ra, &sa, &rb, &sb);
     if a.format == "json" {
-        println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("rows serialise")
+        );
     } else {
         print!("{}", compare::table(&rows, &a.a, &a.b));
     }
@@ -218,10 +268,16 @@ fn list(a: &FormatArgs) -> Result<i32> {
         }
     }
     if a.format == "json" {
-        println!("{}", serde_json::to_string_pretty(&rows).expect("serialises"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("serialises")
+        );
         return Ok(0);
     }
-    println!("{:<18} {:<11} {:<8} {:<12} implementation / reason", "algorithm", "backend", "hw", "status");
+    println!(
+        "{:<18} {:<11} {:<8} {:<12} implementation / reason",
+        "algorithm", "backend", "hw", "status"
+    );
     for r in &rows {
         println!(
             "{:<18} {:<11} {:<8} {:<12} {}",
@@ -254,15 +310,44 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
         ("logical cpus", e.logical_cpus.to_string()),
         ("virtual machine", e.hypervisor.to_string()),
         ("crypto flags", e.crypto_flags.join(" ")),
-        ("frequency governor", e.frequency_governor.clone().unwrap_or_else(|| "not readable (no cpufreq)".into())),
-        ("boost", e.boost.clone().unwrap_or_else(|| "not readable".into())),
+        (
+            "frequency governor",
+            e.frequency_governor
+                .clone()
+                .unwrap_or_else(|| "not readable (no cpufreq)".into()),
+        ),
+        (
+            "boost",
+            e.boost.clone().unwrap_or_else(|| "not readable".into()),
+        ),
         ("kernel", e.kernel.clone()),
         ("os", e.os.clone()),
         ("compiler", e.rustc.clone()),
-        ("clock", format!("{} (resolution {} ns, read overhead {:.0} ns)", e.clock, e.clock_resolution_ns, e.timer_overhead_ns)),
-        ("cycle source", format!("{} — {}", e.cycle_source, e.cycle_source_note)),
-        ("tsc", format!("{} MHz measured, invariant: {}", e.tsc_hz_measured.map(|h| format!("{:.1}", h / 1e6)).unwrap_or_else(|| "-".into()), e.tsc_invariant)),
-        ("openssl sees (hw on)", e.openssl_ia32cap_on.clone().unwrap_or_else(|| "-".into())),
+        (
+            "clock",
+            format!(
+                "{} (resolution {} ns, read overhead {:.0} ns)",
+                e.clock, e.clock_resolution_ns, e.timer_overhead_ns
+            ),
+        ),
+        (
+            "cycle source",
+            format!("{} — {}", e.cycle_source, e.cycle_source_note),
+        ),
+        (
+            "tsc",
+            format!(
+                "{} MHz measured, invariant: {}",
+                e.tsc_hz_measured
+                    .map(|h| format!("{:.1}", h / 1e6))
+                    .unwrap_or_else(|| "-".into()),
+                e.tsc_invariant
+            ),
+        ),
+        (
+            "openssl sees (hw on)",
+            e.openssl_ia32cap_on.clone().unwrap_or_else(|| "-".into()),
+        ),
     ];
     for (k, v) in lines {
         println!("{k:<22} {v}");
@@ -275,7 +360,7 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
 
 fn verify() -> Result<i32> {
     let mut failed = 0;
-    println!("{:<18} {:<11} {}", "algorithm", "backend", "known-answer tests");
+    println!("{:<18} {:<11} known-answer tests", "algorithm", "backend");
     for &a in Algorithm::ALL {
         for b in ango_backends::registry() {
             let r = ango_verify::kat::run(b, a)?;
@@ -288,13 +373,24 @@ fn verify() -> Result<i32> {
             }
         }
     }
-    println!("\n{:<18} cross-backend agreement (300 random messages, 0..4096 B, AAD 0..64 B)", "algorithm");
+    println!(
+        "\n{:<18} cross-backend agreement (300 random messages, 0..4096 B, AAD 0..64 B)",
+        "algorithm"
+    );
     for &a in Algorithm::ALL {
         let d: Vec<(String, Result<u64>)> = ango_backends::registry()
             .into_iter()
-            .map(|b| (b.name().to_string(), ango_verify::cross::digest(b, a, 300, 4096, 0xa460)))
+            .map(|b| {
+                (
+                    b.name().to_string(),
+                    ango_verify::cross::digest(b, a, 300, 4096, 0xa460),
+                )
+            })
             .collect();
-        let vals: Vec<u64> = d.iter().filter_map(|(_, r)| r.as_ref().ok().copied()).collect();
+        let vals: Vec<u64> = d
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok().copied())
+            .collect();
         let agree = vals.len() == d.len() && vals.windows(2).all(|w| w[0] == w[1]);
         if !agree {
             failed += 1;
@@ -306,9 +402,17 @@ fn verify() -> Result<i32> {
                 Err(e) => format!("{n}: {e}"),
             })
             .collect();
-        println!("{:<18} {} {}", a.name(), if agree { "pass" } else { "FAIL" }, parts.join(" "));
+        println!(
+            "{:<18} {} {}",
+            a.name(),
+            if agree { "pass" } else { "FAIL" },
+            parts.join(" ")
+        );
     }
-    println!("\n{failed} failed, {} checked", Algorithm::ALL.len() * (ango_backends::registry().len() + 1));
+    println!(
+        "\n{failed} failed, {} checked",
+        Algorithm::ALL.len() * (ango_backends::registry().len() + 1)
+    );
     Ok(if failed == 0 { 0 } else { 1 })
 }
 

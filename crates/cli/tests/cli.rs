@@ -23,7 +23,10 @@ fn rejects(args: &[&str], must_mention: &str) {
     let o = a.get_output();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(must_mention), "{args:?}: '{err}' lacks '{must_mention}'");
+    assert!(
+        err.contains(must_mention),
+        "{args:?}: '{err}' lacks '{must_mention}'"
+    );
     assert!(o.stdout.is_empty(), "{args:?}");
     assert!(!out.exists(), "{args:?} wrote {}", out.display());
 }
@@ -33,12 +36,18 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["speed", "--algo", "rot13"], "chacha20-poly1305");
     rejects(&["speed", "--algo", ""], "valid:");
     rejects(&["speed", "--backend", "wolfssl"], "openssl, rustcrypto");
-    rejects(&["speed", "--unit", "furlongs"], "kbps, MBps, Gbps, cpb, ns");
+    rejects(
+        &["speed", "--unit", "furlongs"],
+        "kbps, MBps, Gbps, cpb, ns",
+    );
     rejects(&["speed", "--sizes", "0"], "positive");
     rejects(&["speed", "--sizes", "-16"], "positive");
     rejects(&["speed", "--sizes", "lots"], "positive");
     rejects(&["speed", "--sizes", "16,abc"], "positive");
-    rejects(&["speed", "--algo", "aes-128-ecb", "--sizes", "10"], "multiple of 16");
+    rejects(
+        &["speed", "--algo", "aes-128-ecb", "--sizes", "10"],
+        "multiple of 16",
+    );
     rejects(&["speed", "--hw", "maybe"], "on, off, both, seed000");
     rejects(&["speed", "--op", "sign"], "encrypt, decrypt, both");
     rejects(&["speed", "--format", "xml"], "table, json, csv, md");
@@ -48,8 +57,14 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["run", "--unit", "furlongs"], "kbps");
     rejects(&["speed", "--cpu", "4096"], "valid:");
     rejects(&["report", "/nonexistent/dir"], "not a results directory");
-    rejects(&["compare", "/nonexistent/a", "/nonexistent/b"], "not a results directory");
-    rejects(&["compare", "x@colour=red", "y"], "hw, backend, op, algorithm, size");
+    rejects(
+        &["compare", "/nonexistent/a", "/nonexistent/b"],
+        "not a results directory",
+    );
+    rejects(
+        &["compare", "x@colour=red", "y"],
+        "hw, backend, op, algorithm, size",
+    );
     rejects(&["list", "--format", "xml"], "table, json");
     rejects(&["frobnicate"], "frobnicate");
     rejects(&["speed", "--no-such-flag"], "--no-such-flag");
@@ -58,13 +73,27 @@ fn bad_input_is_one_line_and_exit_2() {
 fn records(dir: &Path) -> Vec<ango_core::SpeedRecord> {
     let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
     assert!(text.ends_with('\n'));
-    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 #[test]
 fn speed_json_has_the_documented_fields() {
     let a = ango()
-        .args(["speed", "--algo", "aes-128-gcm,chacha20", "--sizes", "64,1024", "--time", "0.02", "--format", "json", "--op", "both"])
+        .args([
+            "speed",
+            "--algo",
+            "aes-128-gcm,chacha20",
+            "--sizes",
+            "64,1024",
+            "--time",
+            "0.02",
+            "--format",
+            "json",
+            "--op",
+            "both",
+        ])
         .assert()
         .success();
     let v: Vec<ango_core::SpeedRecord> = serde_json::from_slice(&a.get_output().stdout).unwrap();
@@ -76,8 +105,14 @@ fn speed_json_has_the_documented_fields() {
         assert!(r.q1_ns <= r.median_ns && r.median_ns <= r.q3_ns);
         assert!(r.ci95_low_ns <= r.median_ns && r.median_ns <= r.ci95_high_ns);
         assert!(r.min_ns <= r.q1_ns && r.q3_ns <= r.max_ns);
-        assert!((r.bytes_per_second - r.size_bytes as f64 * 1e9 / r.median_ns).abs() < 1e-6 * r.bytes_per_second);
-        assert_eq!(r.aad_bytes, if r.algorithm == "aes-128-gcm" { 13 } else { 0 });
+        assert!(
+            (r.bytes_per_second - r.size_bytes as f64 * 1e9 / r.median_ns).abs()
+                < 1e-6 * r.bytes_per_second
+        );
+        assert_eq!(
+            r.aad_bytes,
+            if r.algorithm == "aes-128-gcm" { 13 } else { 0 }
+        );
         if r.cycle_source != "none" {
             assert!(r.cycles_per_byte.unwrap() > 0.0);
         }
@@ -86,9 +121,28 @@ fn speed_json_has_the_documented_fields() {
 
 #[test]
 fn every_format_renders() {
-    for (fmt, needle) in [("table", "16384 bytes"), ("csv", "run_id,suite,algorithm"), ("md", "| type |"), ("json", "\"median_ns\"")] {
+    for (fmt, needle) in [
+        ("table", "16384 bytes"),
+        ("csv", "run_id,suite,algorithm"),
+        ("md", "| type |"),
+        ("json", "\"median_ns\""),
+    ] {
         let a = ango()
-            .args(["speed", "--algo", "chacha20-poly1305", "--backend", "rustcrypto", "--sizes", "16384", "--samples", "5", "--format", fmt, "--unit", "MBps"])
+            .args([
+                "speed",
+                "--algo",
+                "chacha20-poly1305",
+                "--backend",
+                "rustcrypto",
+                "--sizes",
+                "16384",
+                "--samples",
+                "5",
+                "--format",
+                fmt,
+                "--unit",
+                "MBps",
+            ])
             .assert()
             .success();
         let s = String::from_utf8_lossy(&a.get_output().stdout).to_string();
@@ -101,7 +155,19 @@ fn hw_off_runs_in_a_child_that_sees_no_aes_ni() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("r");
     ango()
-        .args(["speed", "--algo", "aes-128-gcm", "--backend", "openssl", "--sizes", "1024", "--hw", "both", "--time", "0.05"])
+        .args([
+            "speed",
+            "--algo",
+            "aes-128-gcm",
+            "--backend",
+            "openssl",
+            "--sizes",
+            "1024",
+            "--hw",
+            "both",
+            "--time",
+            "0.05",
+        ])
         .arg("--out")
         .arg(&dir)
         .assert()
@@ -112,20 +178,40 @@ fn hw_off_runs_in_a_child_that_sees_no_aes_ni() {
     let view_on = on.library_cpu_view.as_deref().unwrap();
     let view_off = off.library_cpu_view.as_deref().unwrap();
     if view_on.contains("aes-ni") {
-        assert!(!view_off.contains("aes-ni") && !view_off.contains("pclmulqdq") && !view_off.contains("vaes"), "{view_off}");
+        assert!(
+            !view_off.contains("aes-ni")
+                && !view_off.contains("pclmulqdq")
+                && !view_off.contains("vaes"),
+            "{view_off}"
+        );
         // Nothing else changes: the same flags remain apart from those four.
         let strip = |v: &str| v.split('[').nth(1).unwrap().replace(['[', ']'], "");
-        let rest_on: Vec<String> = strip(view_on).split(',').filter(|f| !["aes-ni", "pclmulqdq", "vaes", "vpclmulqdq"].contains(f)).map(String::from).collect();
+        let rest_on: Vec<String> = strip(view_on)
+            .split(',')
+            .filter(|f| !["aes-ni", "pclmulqdq", "vaes", "vpclmulqdq"].contains(f))
+            .map(String::from)
+            .collect();
         let rest_off: Vec<String> = strip(view_off).split(',').map(String::from).collect();
         assert_eq!(rest_on, rest_off);
         // And the hardware really is gone: AES-GCM is clearly slower.
-        assert!(off.median_ns > 1.5 * on.median_ns, "off {} on {}", off.median_ns, on.median_ns);
+        assert!(
+            off.median_ns > 1.5 * on.median_ns,
+            "off {} on {}",
+            off.median_ns,
+            on.median_ns
+        );
     }
-    assert_eq!(off.ia32cap.as_deref(), Some("~0x200000200000000:~0x60000000000:~0:~0:~0"));
+    assert_eq!(
+        off.ia32cap.as_deref(),
+        Some("~0x200000200000000:~0x60000000000:~0:~0:~0")
+    );
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("aes-128-gcm"));
     assert!(!html.contains("http://") || html.matches("http://").all(|_| true));
-    assert!(!html.contains("<script") && !html.contains("https://"), "report must be self-contained");
+    assert!(
+        !html.contains("<script") && !html.contains("https://"),
+        "report must be self-contained"
+    );
     // compare two configurations inside one directory
     let a = ango()
         .arg("compare")
@@ -140,7 +226,21 @@ fn hw_off_runs_in_a_child_that_sees_no_aes_ni() {
 #[test]
 fn seed000_mask_also_clears_the_extended_word() {
     let a = ango()
-        .args(["speed", "--algo", "chacha20", "--backend", "openssl", "--sizes", "256", "--hw", "seed000", "--samples", "3", "--format", "json"])
+        .args([
+            "speed",
+            "--algo",
+            "chacha20",
+            "--backend",
+            "openssl",
+            "--sizes",
+            "256",
+            "--hw",
+            "seed000",
+            "--samples",
+            "3",
+            "--format",
+            "json",
+        ])
         .assert()
         .success();
     let v: Vec<ango_core::SpeedRecord> = serde_json::from_slice(&a.get_output().stdout).unwrap();
@@ -155,7 +255,13 @@ fn list_env_and_verify() {
     assert!(s.contains("rustcrypto") && s.contains("unavailable") && s.contains("aes_force_soft"));
     let a = ango().args(["env", "--format", "json"]).assert().success();
     let e: ango_core::EnvInfo = serde_json::from_slice(&a.get_output().stdout).unwrap();
-    assert!(e.libraries.iter().any(|(n, v)| n == "openssl" && v.starts_with("OpenSSL 3.5.")), "{:?}", e.libraries);
+    assert!(
+        e.libraries
+            .iter()
+            .any(|(n, v)| n == "openssl" && v.starts_with("OpenSSL 3.5.")),
+        "{:?}",
+        e.libraries
+    );
     assert!(["perf", "tsc", "none"].contains(&e.cycle_source.as_str()));
     let a = ango().arg("verify").assert().success();
     assert!(String::from_utf8_lossy(&a.get_output().stdout).contains("\n0 failed"));
@@ -177,11 +283,16 @@ fn interrupted_run_keeps_every_point_and_report_rebuilds() {
     let results = dir.join("results.jsonl");
     let t0 = Instant::now();
     loop {
-        let n = std::fs::read_to_string(&results).map(|s| s.lines().count()).unwrap_or(0);
+        let n = std::fs::read_to_string(&results)
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
         if n >= 5 {
             break;
         }
-        assert!(t0.elapsed() < Duration::from_secs(120), "no points appeared");
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "no points appeared"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // SAFETY: FFI; sending SIGINT to our own child process.
@@ -198,7 +309,12 @@ fn interrupted_run_keeps_every_point_and_report_rebuilds() {
     // A cut line (as a crash could leave) is ignored by `ango report`.
     std::fs::remove_file(dir.join("report.html")).unwrap();
     use std::io::Write;
-    std::fs::OpenOptions::new().append(true).open(&results).unwrap().write_all(b"{\"schema\":1,\"run").unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&results)
+        .unwrap()
+        .write_all(b"{\"schema\":1,\"run")
+        .unwrap();
     let a = ango().arg("report").arg(&dir).assert().success();
     assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("cut line"));
     assert!(dir.join("report.html").exists());
@@ -206,7 +322,8 @@ fn interrupted_run_keeps_every_point_and_report_rebuilds() {
 
 #[test]
 fn schema_doc_matches_the_record() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md")).unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
+        .unwrap();
     let section = doc.split("## Speed record fields").nth(1).unwrap();
     let mut documented: Vec<String> = Vec::new();
     for line in section.lines().filter(|l| l.starts_with("| `")) {
@@ -216,7 +333,19 @@ fn schema_doc_matches_the_record() {
         }
     }
     let a = ango()
-        .args(["speed", "--algo", "aes-128-ctr", "--backend", "openssl", "--sizes", "64", "--samples", "3", "--format", "json"])
+        .args([
+            "speed",
+            "--algo",
+            "aes-128-ctr",
+            "--backend",
+            "openssl",
+            "--sizes",
+            "64",
+            "--samples",
+            "3",
+            "--format",
+            "json",
+        ])
         .assert()
         .success();
     let v: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();

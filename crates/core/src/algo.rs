@@ -256,7 +256,10 @@ mod tests {
 
     #[test]
     fn hw_masks() {
-        assert_eq!(Hw::Off.ia32cap(), Some("~0x200000200000000:~0x60000000000:~0:~0:~0"));
+        assert_eq!(
+            Hw::Off.ia32cap(),
+            Some("~0x200000200000000:~0x60000000000:~0:~0:~0")
+        );
         assert_eq!(Hw::Seed000.ia32cap(), Some("~0x200000200000000"));
         assert_eq!(Hw::parse_list("both").unwrap(), vec![Hw::On, Hw::Off]);
         assert!(Hw::parse_list("maybe").is_err());

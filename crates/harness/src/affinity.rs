@@ -9,7 +9,8 @@ pub fn allowed_cpus() -> Vec<usize> {
     // sched_getaffinity writes at most sizeof(cpu_set_t) bytes into it.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: FFI call with a valid pointer to the set and its size.
-    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if rc != 0 {
         return vec![];
     }

@@ -62,7 +62,10 @@ impl RowKey {
 
 /// Records grouped into rows (algorithm, backend, hw, op) by size; the last
 /// record of a key wins (a repeated point in an appended file).
-pub fn rows(records: &[SpeedRecord]) -> (Vec<u64>, Vec<(RowKey, BTreeMap<u64, &SpeedRecord>)>) {
+/// A row: its key and its points by size.
+pub type Row<'a> = (RowKey, BTreeMap<u64, &'a SpeedRecord>);
+
+pub fn rows(records: &[SpeedRecord]) -> (Vec<u64>, Vec<Row<'_>>) {
     let mut m: BTreeMap<RowKey, BTreeMap<u64, &SpeedRecord>> = BTreeMap::new();
     let mut sizes = std::collections::BTreeSet::new();
     for r in records {

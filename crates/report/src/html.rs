@@ -338,7 +338,11 @@ fn env_section(env: &EnvInfo) -> String {
             "OpenSSL's view with hw on",
             env.openssl_ia32cap_on.clone().unwrap_or_else(|| "–".into()),
         ),
-        ("pinned to CPU", env.pinned_cpu.map_or_else(|| "no (the scheduler chose)".into(), |c| c.to_string())),
+        (
+            "pinned to CPU",
+            env.pinned_cpu
+                .map_or_else(|| "no (the scheduler chose)".into(), |c| c.to_string()),
+        ),
         ("command", env.command.clone()),
     ];
     for (k, v) in rows {

@@ -4,12 +4,14 @@
 
 use std::fmt::Write;
 
+/// (x, y, optional (low, high) whisker).
+pub type Point = (f64, f64, Option<(f64, f64)>);
+
 pub struct Series {
     pub label: String,
     pub color: &'static str,
     pub dashed: bool,
-    /// (x, y, optional (low, high) whisker).
-    pub points: Vec<(f64, f64, Option<(f64, f64)>)>,
+    pub points: Vec<Point>,
 }
 
 pub struct Chart {
@@ -162,8 +164,7 @@ pub fn line_chart(c: &Chart) -> String {
     );
 
     for (i, s) in c.series.iter().enumerate() {
-        let mut p: Vec<&(f64, f64, Option<(f64, f64)>)> =
-            s.points.iter().filter(|p| p.0 > 0.0 && p.1 > 0.0).collect();
+        let mut p: Vec<&Point> = s.points.iter().filter(|p| p.0 > 0.0 && p.1 > 0.0).collect();
         p.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
         let dash = if s.dashed {
             r#" stroke-dasharray="6 3""#

@@ -114,7 +114,11 @@ pub fn run(spec: &SpeedSpec, sink: &mut dyn Sink, in_child: bool) -> Result<RunO
         for &hw in &spec.hw {
             for bn in &spec.backends {
                 let b = ango_backends::by_name(bn)?;
-                if !planned.run.iter().any(|(n, h, x)| n == b.name() && *h == hw && *x == a) {
+                if !planned
+                    .run
+                    .iter()
+                    .any(|(n, h, x)| n == b.name() && *h == hw && *x == a)
+                {
                     continue;
                 }
                 if measure::stop_requested() {
@@ -279,7 +283,11 @@ impl Aligned {
         let mut store = vec![0u8; data.len() + 64];
         let off = store.as_ptr().align_offset(64);
         store[off..off + data.len()].copy_from_slice(data);
-        Aligned { store, off, len: data.len() }
+        Aligned {
+            store,
+            off,
+            len: data.len(),
+        }
     }
 }
 

@@ -178,8 +178,8 @@ pub fn run_cases(backend: &dyn Backend, algo: Algorithm, cases: &[(String, Case)
     let mut r = KatReport::default();
     for (path, case) in cases.iter().filter(|(_, c)| c.algorithm == algo) {
         let res = match algo.kind() {
-            Kind::Aead => aead_case(backend, algo, &case),
-            Kind::Cipher => cipher_case(backend, algo, &case),
+            Kind::Aead => aead_case(backend, algo, case),
+            Kind::Cipher => cipher_case(backend, algo, case),
         };
         match res {
             Ok(Outcome::Pass { measured_config }) => {
