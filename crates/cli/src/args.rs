@@ -54,7 +54,7 @@ pub struct SpeedArgs {
     /// encrypt, decrypt or both.
     #[arg(long, value_name = "OP", default_value = "encrypt")]
     pub op: String,
-    /// on, off (AES-NI and PCLMULQDQ removed), both, or seed000 (seed 000's exact mask).
+    /// on, off (AES-NI, PCLMULQDQ, VAES, VPCLMULQDQ removed), both, seed000 (seed 000's exact mask), all, or a list.
     #[arg(long, value_name = "HW")]
     pub hw: Option<String>,
     /// Seconds of sampling per point.
@@ -75,6 +75,9 @@ pub struct SpeedArgs {
     /// Short points (0.08 s each), for a first look.
     #[arg(long)]
     pub quick: bool,
+    /// Re-measure a noisy point (robust CV > 5%) up to N more times and keep the steadiest attempt.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub retries: Option<String>,
     /// Pin the measurement (and its worker processes) to this CPU.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub cpu: Option<String>,
@@ -253,6 +256,10 @@ impl SpeedArgs {
             Some(s) => Some(parse_num("--samples", s, 1usize, 1_000_000)?),
             None => None,
         };
+        let retries = match &self.retries {
+            Some(s) => parse_num("--retries", s, 0usize, 20)?,
+            None => 2,
+        };
         let spec = SpeedSpec {
             run_id: run_id.to_string(),
             algorithms,
@@ -263,6 +270,7 @@ impl SpeedArgs {
             ops,
             time,
             samples,
+            retries,
         };
         spec.validate()?;
         Ok(spec)

@@ -170,17 +170,30 @@ impl Hw {
             })
     }
 
-    /// Parse the `--hw` flag, which also accepts `both` (= on, off).
+    /// Parse the `--hw` flag: `on`, `off`, `seed000`, `both` (= on, off),
+    /// `all`, or a comma-separated list of them.
     pub fn parse_list(s: &str) -> Result<Vec<Hw>> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "both" => Ok(vec![Hw::On, Hw::Off]),
-            "on" => Ok(vec![Hw::On]),
-            "off" => Ok(vec![Hw::Off]),
-            "seed000" => Ok(vec![Hw::Seed000]),
-            _ => Err(Error::usage(format!(
-                "invalid --hw '{s}'; valid: on, off, both, seed000"
-            ))),
+        let mut v: Vec<Hw> = Vec::new();
+        for part in s.split(',') {
+            let add: &[Hw] = match part.trim().to_ascii_lowercase().as_str() {
+                "both" => &[Hw::On, Hw::Off],
+                "all" => Hw::ALL,
+                "on" => &[Hw::On],
+                "off" => &[Hw::Off],
+                "seed000" => &[Hw::Seed000],
+                _ => {
+                    return Err(Error::usage(format!(
+                        "invalid --hw '{s}'; valid: on, off, both, seed000, all, or a comma-separated list"
+                    )))
+                }
+            };
+            for h in add {
+                if !v.contains(h) {
+                    v.push(*h);
+                }
+            }
         }
+        Ok(v)
     }
 }
 
@@ -263,5 +276,10 @@ mod tests {
         assert_eq!(Hw::Seed000.ia32cap(), Some("~0x200000200000000"));
         assert_eq!(Hw::parse_list("both").unwrap(), vec![Hw::On, Hw::Off]);
         assert!(Hw::parse_list("maybe").is_err());
+        assert_eq!(
+            Hw::parse_list("on,seed000,on").unwrap(),
+            vec![Hw::On, Hw::Seed000]
+        );
+        assert_eq!(Hw::parse_list("all").unwrap(), Hw::ALL.to_vec());
     }
 }

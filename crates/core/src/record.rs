@@ -59,6 +59,9 @@ pub struct SpeedRecord {
     pub timer_overhead_ns: f64,
     /// Set when robust_cv exceeds the noise threshold.
     pub noisy: bool,
+    /// How many times the point was measured (more than 1 when it was
+    /// noisy and re-measured; the steadiest attempt is the one recorded).
+    pub attempts: u64,
     /// Human-readable warnings about this point.
     pub warnings: Vec<String>,
     /// Known-answer tests passed by this (algorithm, backend, hw) in this

@@ -191,7 +191,7 @@ mod tests {
             "iterations_per_sample": 1, "median_ns": ns, "q1_ns": ns, "q3_ns": ns, "mean_ns": ns,
             "sd_ns": 0.0, "min_ns": ns, "max_ns": ns, "robust_cv": 0.0, "ci95_low_ns": ns * 0.9,
             "ci95_high_ns": ns * 1.1, "bytes_per_second": 1024e9 / ns, "cycles_per_byte": null,
-            "cycles_per_op": null, "cycle_source": "tsc", "timer_overhead_ns": 20.0, "noisy": false,
+            "cycles_per_op": null, "cycle_source": "tsc", "timer_overhead_ns": 20.0, "noisy": false, "attempts": 1,
             "warnings": [], "kat": "pass 1/1", "method": "m", "time": "t"
         }))
         .unwrap()

@@ -184,7 +184,7 @@ mod tests {
             "iterations_per_sample": 1, "median_ns": 1.0, "q1_ns": 1.0, "q3_ns": 1.0, "mean_ns": 1.0,
             "sd_ns": 0.0, "min_ns": 1.0, "max_ns": 1.0, "robust_cv": 0.0, "ci95_low_ns": 1.0,
             "ci95_high_ns": 1.0, "bytes_per_second": 1.0, "cycles_per_byte": null,
-            "cycles_per_op": null, "cycle_source": "tsc", "timer_overhead_ns": 20.0, "noisy": false,
+            "cycles_per_op": null, "cycle_source": "tsc", "timer_overhead_ns": 20.0, "noisy": false, "attempts": 1,
             "warnings": [], "kat": "pass 1/1", "method": "m", "time": "t"
         }))
         .unwrap();

@@ -88,23 +88,38 @@ pub fn line_chart(c: &Chart) -> String {
     } else {
         (x0, x1)
     };
-    let y0 = ys.iter().cloned().fold(f64::MAX, f64::min).log10().floor();
-    let y1 = ys
-        .iter()
-        .cloned()
-        .fold(f64::MIN, f64::max)
-        .log10()
-        .ceil()
-        .max(y0 + 1.0);
+    // The y range snaps to the 1-2-5 ticks around the data.
+    let nice = |v: f64, up: bool| -> f64 {
+        let d = v.log10().floor();
+        let steps = [1.0, 2.0, 5.0, 10.0];
+        let m = v / 10f64.powf(d);
+        let pick = if up {
+            steps
+                .iter()
+                .copied()
+                .find(|s| *s >= m - 1e-9)
+                .unwrap_or(10.0)
+        } else {
+            steps
+                .iter()
+                .rev()
+                .copied()
+                .find(|s| *s <= m + 1e-9)
+                .unwrap_or(1.0)
+        };
+        (pick * 10f64.powf(d)).log10()
+    };
+    let y0 = nice(ys.iter().cloned().fold(f64::MAX, f64::min), false);
+    let y1 = nice(ys.iter().cloned().fold(f64::MIN, f64::max), true).max(y0 + 0.3);
     let px = |x: f64| ml + (x.log2() - x0) / (x1 - x0) * pw;
     let py = |y: f64| mt + ph - (y.log10() - y0) / (y1 - y0) * ph;
 
     // Grid and y ticks at 1, 2, 5 per decade.
-    let mut d = y0 as i32;
-    while d <= y1 as i32 {
+    let mut d = y0.floor() as i32;
+    while d <= y1.ceil() as i32 {
         for m in [1.0, 2.0, 5.0] {
             let v = m * 10f64.powi(d);
-            if v.log10() > y1 + 1e-9 {
+            if v.log10() > y1 + 1e-9 || v.log10() < y0 - 1e-9 {
                 continue;
             }
             let y = py(v);
