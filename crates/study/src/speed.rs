@@ -319,6 +319,9 @@ impl std::ops::DerefMut for Aligned {
     }
 }
 
+/// The kept attempt and every attempt's (median ns, robust CV).
+pub type Steadiest = (measure::Measured, Vec<(f64, f64)>);
+
 /// Measure a point; while it is noisy and retries remain, measure it again.
 /// Returns the attempt with the lowest robust CV and every attempt's
 /// (median ns, robust CV), in order.
@@ -332,7 +335,7 @@ pub fn measure_steadiest(
     plan: &Plan,
     cc: &CycleCounter,
     retries: usize,
-) -> std::result::Result<(measure::Measured, Vec<(f64, f64)>), MeasureError<Error>> {
+) -> std::result::Result<Steadiest, MeasureError<Error>> {
     let mut best = measure_point(b, a, op, size, aad_len, plan, cc)?;
     let mut attempts = vec![(best.ns.median, best.ns.robust_cv)];
     while best.ns.noisy() && attempts.len() <= retries {
