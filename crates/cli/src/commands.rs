@@ -331,6 +331,13 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
             ),
         ),
         (
+            "timing loop",
+            format!(
+                "{:.2} ns per iteration around an empty operation",
+                e.loop_overhead_ns
+            ),
+        ),
+        (
             "cycle source",
             format!("{} — {}", e.cycle_source, e.cycle_source_note),
         ),

@@ -120,6 +120,10 @@ pub struct EnvInfo {
     pub clock: String,
     pub clock_resolution_ns: f64,
     pub timer_overhead_ns: f64,
+    /// Cost of one iteration of the timing loop around an empty operation
+    /// (the closure call), in ns: what every per-operation figure includes
+    /// beyond the operation itself.
+    pub loop_overhead_ns: f64,
     /// The OPENSSL_ia32cap capability words OpenSSL sees with hw on.
     pub openssl_ia32cap_on: Option<String>,
     /// The CPU the run was pinned to (`--cpu`), if any.

@@ -68,6 +68,23 @@ pub fn clock_resolution_ns() -> f64 {
     }
 }
 
+/// Median ns per iteration of the sampling loop around an operation that
+/// does nothing.
+pub fn loop_overhead_ns(cc: &CycleCounter) -> f64 {
+    let plan = crate::measure::Plan {
+        samples: Some(51),
+        warmup: std::time::Duration::from_millis(5),
+        ..crate::measure::Plan::with_time(0.05)
+    };
+    let mut x = 0u64;
+    crate::measure::measure::<()>(&plan, cc, || {
+        x = std::hint::black_box(x.wrapping_add(1));
+        Ok(())
+    })
+    .map(|m| m.ns.median)
+    .unwrap_or(f64::NAN)
+}
+
 /// Capture the environment. Library versions, run id and command are the
 /// caller's to fill in.
 pub fn capture(cc: &CycleCounter) -> EnvInfo {
@@ -127,6 +144,7 @@ pub fn capture(cc: &CycleCounter) -> EnvInfo {
         clock: "CLOCK_MONOTONIC (std::time::Instant)".into(),
         clock_resolution_ns: clock_resolution_ns(),
         timer_overhead_ns: crate::measure::timer_overhead_ns(cc),
+        loop_overhead_ns: loop_overhead_ns(cc),
         ..Default::default()
     }
 }
@@ -142,6 +160,11 @@ mod tests {
         assert!(!e.kernel.is_empty());
         assert!(e.logical_cpus >= 1);
         assert!(e.clock_resolution_ns > 0.0);
+        assert!(
+            e.loop_overhead_ns >= 0.0 && e.loop_overhead_ns < 100.0,
+            "{}",
+            e.loop_overhead_ns
+        );
         if cfg!(target_arch = "x86_64") {
             assert!(e.tsc_hz_measured.unwrap() > 1e8);
         }
