@@ -303,64 +303,8 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&e).expect("serialises"));
         return Ok(0);
     }
-    let lines: Vec<(&str, String)> = vec![
-        ("host", e.hostname.clone()),
-        ("cpu", e.cpu_model.clone()),
-        ("vendor", e.cpu_vendor.clone()),
-        ("logical cpus", e.logical_cpus.to_string()),
-        ("virtual machine", e.hypervisor.to_string()),
-        ("crypto flags", e.crypto_flags.join(" ")),
-        (
-            "frequency governor",
-            e.frequency_governor
-                .clone()
-                .unwrap_or_else(|| "not readable (no cpufreq)".into()),
-        ),
-        (
-            "boost",
-            e.boost.clone().unwrap_or_else(|| "not readable".into()),
-        ),
-        ("kernel", e.kernel.clone()),
-        ("os", e.os.clone()),
-        ("compiler", e.rustc.clone()),
-        (
-            "clock",
-            format!(
-                "{} (resolution {} ns, read overhead {:.0} ns)",
-                e.clock, e.clock_resolution_ns, e.timer_overhead_ns
-            ),
-        ),
-        (
-            "timing loop",
-            format!(
-                "{:.2} ns per iteration around an empty operation",
-                e.loop_overhead_ns
-            ),
-        ),
-        (
-            "cycle source",
-            format!("{} — {}", e.cycle_source, e.cycle_source_note),
-        ),
-        (
-            "tsc",
-            format!(
-                "{} MHz measured, invariant: {}",
-                e.tsc_hz_measured
-                    .map(|h| format!("{:.1}", h / 1e6))
-                    .unwrap_or_else(|| "-".into()),
-                e.tsc_invariant
-            ),
-        ),
-        (
-            "openssl sees (hw on)",
-            e.openssl_ia32cap_on.clone().unwrap_or_else(|| "-".into()),
-        ),
-    ];
-    for (k, v) in lines {
+    for (k, v) in ango_report::html::env_lines(&e) {
         println!("{k:<22} {v}");
-    }
-    for (n, v) in &e.libraries {
-        println!("{:<22} {v}", format!("library {n}"));
     }
     Ok(0)
 }

@@ -25,35 +25,17 @@ pub fn allowed_cpus() -> Vec<usize> {
     vec![]
 }
 
-/// Restrict this process (and the children it starts later) to `cpu`.
+/// Restrict this process (and the children it starts later) to `cpus`.
 #[cfg(target_os = "linux")]
-pub fn pin(cpu: usize) -> std::io::Result<()> {
-    // SAFETY: FFI; zeroed cpu_set_t is a valid empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: CPU_SET writes the bit of `cpu`, which callers take from
-    // allowed_cpus() (below CPU_SETSIZE).
-    unsafe { libc::CPU_SET(cpu, &mut set) };
-    // SAFETY: FFI call with a valid pointer to the set and its size.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn pin(_cpu: usize) -> std::io::Result<()> {
-    Err(std::io::Error::other("CPU pinning is Linux only"))
-}
-
-/// Restore the full set of CPUs.
-#[cfg(target_os = "linux")]
-pub fn unpin(cpus: &[usize]) -> std::io::Result<()> {
+fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
     // SAFETY: FFI; zeroed cpu_set_t is a valid empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     for &c in cpus {
-        // SAFETY: indices come from allowed_cpus() (below CPU_SETSIZE).
+        if c >= libc::CPU_SETSIZE as usize {
+            return Err(std::io::Error::other(format!("CPU {c} out of range")));
+        }
+        // SAFETY: CPU_SET writes the bit of an index checked to be below
+        // CPU_SETSIZE.
         unsafe { libc::CPU_SET(c, &mut set) };
     }
     // SAFETY: FFI call with a valid pointer to the set and its size.
@@ -66,8 +48,18 @@ pub fn unpin(cpus: &[usize]) -> std::io::Result<()> {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn unpin(_cpus: &[usize]) -> std::io::Result<()> {
-    Ok(())
+fn set_affinity(_cpus: &[usize]) -> std::io::Result<()> {
+    Err(std::io::Error::other("CPU pinning is Linux only"))
+}
+
+/// Pin this process (and the children it starts later) to `cpu`.
+pub fn pin(cpu: usize) -> std::io::Result<()> {
+    set_affinity(&[cpu])
+}
+
+/// Restore a set of CPUs (e.g. what [`allowed_cpus`] returned before).
+pub fn unpin(cpus: &[usize]) -> std::io::Result<()> {
+    set_affinity(cpus)
 }
 
 #[cfg(test)]

@@ -279,77 +279,78 @@ fn events_section(events: &[serde_json::Value]) -> String {
     out
 }
 
-fn env_section(env: &EnvInfo) -> String {
-    let mut out = String::from("<h2>Machine</h2><table>");
-    let libs: Vec<String> = env
-        .libraries
-        .iter()
-        .map(|(n, v)| format!("{n}: {v}"))
-        .collect();
-    let rows: Vec<(&str, String)> = vec![
-        ("host", env.hostname.clone()),
+/// The environment as labelled lines (shared by `ango env` and the report).
+pub fn env_lines(env: &EnvInfo) -> Vec<(String, String)> {
+    let or = |v: &Option<String>, d: &str| v.clone().unwrap_or_else(|| d.to_string());
+    let mut rows: Vec<(String, String)> = vec![
+        ("host".into(), env.hostname.clone()),
+        ("cpu".into(), env.cpu_model.clone()),
+        ("vendor".into(), env.cpu_vendor.clone()),
+        ("logical cpus".into(), env.logical_cpus.to_string()),
+        ("virtual machine".into(), env.hypervisor.to_string()),
+        ("crypto flags".into(), env.crypto_flags.join(" ")),
         (
-            "CPU",
-            format!(
-                "{} ({} logical CPUs{})",
-                env.cpu_model,
-                env.logical_cpus,
-                if env.hypervisor {
-                    ", virtual machine"
-                } else {
-                    ""
-                }
-            ),
+            "frequency governor".into(),
+            or(&env.frequency_governor, "not readable (no cpufreq)"),
         ),
-        ("crypto flags", env.crypto_flags.join(" ")),
+        ("boost".into(), or(&env.boost, "not readable")),
+        ("kernel".into(), env.kernel.clone()),
+        ("os".into(), env.os.clone()),
+        ("compiler".into(), env.rustc.clone()),
         (
-            "frequency governor / boost",
+            "clock".into(),
             format!(
-                "{} / {}",
-                env.frequency_governor.as_deref().unwrap_or("not readable"),
-                env.boost.as_deref().unwrap_or("not readable")
-            ),
-        ),
-        ("kernel / OS", format!("{} / {}", env.kernel, env.os)),
-        ("compiler", env.rustc.clone()),
-        ("libraries", libs.join("; ")),
-        (
-            "clock",
-            format!(
-                "{}, resolution {} ns, read overhead {:.0} ns; timing loop {:.2} ns per iteration around an empty operation",
-                env.clock, env.clock_resolution_ns, env.timer_overhead_ns, env.loop_overhead_ns
+                "{} (resolution {} ns, read overhead {:.0} ns)",
+                env.clock, env.clock_resolution_ns, env.timer_overhead_ns
             ),
         ),
         (
-            "cycle source",
-            format!("{}: {}", env.cycle_source, env.cycle_source_note),
+            "timing loop".into(),
+            format!(
+                "{:.2} ns per iteration around an empty operation",
+                env.loop_overhead_ns
+            ),
         ),
         (
-            "TSC",
+            "cycle source".into(),
+            format!("{} — {}", env.cycle_source, env.cycle_source_note),
+        ),
+        (
+            "tsc".into(),
             format!(
-                "{} MHz measured{}",
+                "{} MHz measured, invariant: {}",
                 env.tsc_hz_measured
-                    .map(|h| format!("{:.1}", h / 1e6))
-                    .unwrap_or_else(|| "–".into()),
-                if env.tsc_invariant { ", invariant" } else { "" }
+                    .map_or_else(|| "-".into(), |h| format!("{:.1}", h / 1e6)),
+                env.tsc_invariant
             ),
         ),
         (
-            "OpenSSL's view with hw on",
-            env.openssl_ia32cap_on.clone().unwrap_or_else(|| "–".into()),
+            "openssl sees (hw on)".into(),
+            or(&env.openssl_ia32cap_on, "-"),
         ),
         (
-            "pinned to CPU",
+            "pinned to cpu".into(),
             env.pinned_cpu
                 .map_or_else(|| "no (the scheduler chose)".into(), |c| c.to_string()),
         ),
-        ("command", env.command.clone()),
     ];
+    for (n, v) in &env.libraries {
+        rows.push((format!("library {n}"), v.clone()));
+    }
+    if !env.command.is_empty() {
+        rows.push(("command".into(), env.command.clone()));
+    }
+    rows
+}
+
+fn env_section(env: &EnvInfo) -> String {
+    let mut out = String::from("<h2>Machine</h2><table>");
+    let rows = env_lines(env);
     for (k, v) in rows {
         let _ = write!(
             out,
             "<tr><th>{}</th><td>{}</td></tr>",
-            escape(k),
+            escape(&k),
             escape(&v)
         );
     }

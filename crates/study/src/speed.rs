@@ -612,20 +612,15 @@ mod tests {
         }
     }
 
+    fn jittery(retries: usize) -> Steadiest {
+        let cc = CycleCounter::open();
+        let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
+        measure_steadiest(&Jittery, a, op, 64, 13, &plan(), &cc, retries).unwrap()
+    }
+
     #[test]
     fn noisy_points_are_re_measured_and_reported() {
-        let cc = CycleCounter::open();
-        let (m, attempts) = measure_steadiest(
-            &Jittery,
-            Algorithm::Aes128Gcm,
-            Operation::Encrypt,
-            64,
-            13,
-            &plan(),
-            &cc,
-            2,
-        )
-        .unwrap();
+        let (m, attempts) = jittery(2);
         assert_eq!(attempts.len(), 3, "{attempts:?}");
         let best = attempts.iter().map(|a| a.1).fold(f64::MAX, f64::min);
         assert_eq!(m.ns.robust_cv, best);
@@ -633,18 +628,7 @@ mod tests {
 
     #[test]
     fn retries_zero_measures_once() {
-        let cc = CycleCounter::open();
-        let (_, attempts) = measure_steadiest(
-            &Jittery,
-            Algorithm::Aes128Gcm,
-            Operation::Encrypt,
-            64,
-            13,
-            &plan(),
-            &cc,
-            0,
-        )
-        .unwrap();
+        let (_, attempts) = jittery(0);
         assert_eq!(attempts.len(), 1);
     }
 
