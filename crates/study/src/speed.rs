@@ -564,14 +564,16 @@ mod tests {
     use ango_core::Unavailable;
     use std::time::{Duration, Instant};
 
-    /// A backend whose AEAD takes 2 µs or 40 µs at random: always noisy.
+    /// A backend whose AEAD takes 2 µs or 40 µs in turn: always noisy.
     struct Jittery;
     struct JitteryAead(u64);
 
     impl Aead for JitteryAead {
         fn seal(&mut self, _: &[u8], _: &[u8], _: &mut [u8], _: &mut [u8]) -> Result<()> {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1);
-            let wait = if self.0 >> 60 < 8 { 2 } else { 40 };
+            // Runs of 16 fast calls, then 16 slow ones: samples of a few
+            // calls each land in one run or the other.
+            self.0 += 1;
+            let wait = if (self.0 / 16) % 2 == 0 { 2 } else { 40 };
             let t = Instant::now();
             while t.elapsed() < Duration::from_micros(wait) {}
             Ok(())
@@ -630,6 +632,40 @@ mod tests {
     fn retries_zero_measures_once() {
         let (_, attempts) = jittery(0);
         assert_eq!(attempts.len(), 1);
+    }
+
+    #[test]
+    fn a_pair_that_fails_its_known_answers_is_not_timed() {
+        // Jittery's seal leaves the plaintext as it is: every vector fails.
+        let spec = SpeedSpec {
+            run_id: "t".into(),
+            algorithms: vec![Algorithm::Aes128Gcm],
+            backends: vec![],
+            hw: vec![Hw::On],
+            sizes: vec![64],
+            aad: 13,
+            ops: vec![Operation::Encrypt],
+            time: 0.01,
+            samples: Some(3),
+            retries: 0,
+        };
+        let cc = CycleCounter::open();
+        let mut sink = crate::event::VecSink::default();
+        let out = run_local(
+            &spec,
+            &Jittery,
+            Hw::On,
+            &[Algorithm::Aes128Gcm],
+            &cc,
+            &mut sink,
+        )
+        .unwrap();
+        assert_eq!((out.points, out.kat_failures), (0, 1));
+        assert!(sink
+            .0
+            .iter()
+            .any(|e| matches!(e, Event::Kat { ok: false, .. })));
+        assert!(!sink.0.iter().any(|e| matches!(e, Event::Point { .. })));
     }
 
     #[test]
