@@ -573,7 +573,11 @@ mod tests {
             // Runs of 16 fast calls, then 16 slow ones: samples of a few
             // calls each land in one run or the other.
             self.0 += 1;
-            let wait = if (self.0 / 16).is_multiple_of(2) { 2 } else { 40 };
+            let wait = if (self.0 / 16).is_multiple_of(2) {
+                2
+            } else {
+                40
+            };
             let t = Instant::now();
             while t.elapsed() < Duration::from_micros(wait) {}
             Ok(())

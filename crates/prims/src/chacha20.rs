@@ -1,0 +1,155 @@
+//! ChaCha20 (RFC 8439) in three variants — portable, SSE2 (4 blocks), AVX2
+//! (8 blocks) — behind one dispatcher, plus HChaCha20 and XChaCha20.
+
+#[cfg(target_arch = "x86_64")]
+pub mod avx2;
+pub mod portable;
+#[cfg(target_arch = "x86_64")]
+pub mod sse2;
+
+use crate::cpu;
+
+/// A ChaCha20 variant. The SIMD ones carry the token that proves the CPU
+/// can run them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChaCha20 {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Sse2(cpu::Sse2),
+    #[cfg(target_arch = "x86_64")]
+    Avx2(cpu::Avx2),
+}
+
+/// Every variant name, available here or not.
+pub const VARIANTS: &[&str] = &["portable", "sse2", "avx2"];
+
+impl ChaCha20 {
+    pub fn name(self) -> &'static str {
+        match self {
+            ChaCha20::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            ChaCha20::Sse2(_) => "sse2",
+            #[cfg(target_arch = "x86_64")]
+            ChaCha20::Avx2(_) => "avx2",
+        }
+    }
+
+    /// A variant by name, or why it cannot run here.
+    pub fn by_name(name: &str) -> Result<ChaCha20, String> {
+        match name {
+            "portable" => Ok(ChaCha20::Portable),
+            #[cfg(target_arch = "x86_64")]
+            "sse2" => cpu::Sse2::detect()
+                .map(ChaCha20::Sse2)
+                .ok_or_else(|| "CPU lacks SSE2".into()),
+            #[cfg(target_arch = "x86_64")]
+            "avx2" => cpu::Avx2::detect()
+                .map(ChaCha20::Avx2)
+                .ok_or_else(|| "CPU lacks AVX2".into()),
+            #[cfg(not(target_arch = "x86_64"))]
+            "sse2" | "avx2" => Err("not an x86_64 CPU".into()),
+            _ => Err(format!(
+                "unknown ChaCha20 variant '{name}'; valid: {}",
+                VARIANTS.join(", ")
+            )),
+        }
+    }
+
+    /// Every variant this CPU can run, slowest first.
+    pub fn available() -> Vec<ChaCha20> {
+        VARIANTS
+            .iter()
+            .filter_map(|n| ChaCha20::by_name(n).ok())
+            .collect()
+    }
+
+    /// The best variant this CPU can run ("auto").
+    pub fn auto() -> ChaCha20 {
+        *ChaCha20::available().last().expect("portable always runs")
+    }
+
+    /// XOR the keystream starting at block `counter` into `buf`.
+    pub fn xor_keystream(self, key: &[u8; 32], counter: u32, nonce: &[u8; 12], buf: &mut [u8]) {
+        match self {
+            ChaCha20::Portable => portable::xor_keystream(key, counter, nonce, buf),
+            #[cfg(target_arch = "x86_64")]
+            ChaCha20::Sse2(t) => sse2::xor_keystream(t, key, counter, nonce, buf),
+            #[cfg(target_arch = "x86_64")]
+            ChaCha20::Avx2(t) => avx2::xor_keystream(t, key, counter, nonce, buf),
+        }
+    }
+}
+
+/// HChaCha20 (draft-irtf-cfrg-xchacha §2.2).
+pub fn hchacha20(key: &[u8; 32], nonce: &[u8; 16]) -> [u8; 32] {
+    portable::hchacha20(key, nonce)
+}
+
+/// XChaCha20's subkey and 12-byte nonce for a 24-byte nonce.
+pub fn xchacha20_setup(key: &[u8; 32], nonce: &[u8; 24]) -> ([u8; 32], [u8; 12]) {
+    let sub = hchacha20(key, nonce[..16].try_into().expect("16 bytes"));
+    let mut n = [0u8; 12];
+    n[4..].copy_from_slice(&nonce[16..]);
+    (sub, n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(s: &str) -> Vec<u8> {
+        hex::decode(s).unwrap()
+    }
+
+    #[test]
+    fn auto_picks_the_widest_variant_this_cpu_runs() {
+        let expect = if cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx2")
+        {
+            "avx2"
+        } else if cfg!(target_arch = "x86_64") {
+            "sse2"
+        } else {
+            "portable"
+        };
+        assert_eq!(ChaCha20::auto().name(), expect);
+    }
+
+    #[test]
+    fn every_variant_matches_portable_at_every_length() {
+        let key: [u8; 32] = core::array::from_fn(|i| i as u8 * 7 + 1);
+        let nonce: [u8; 12] = core::array::from_fn(|i| 0xa0 ^ i as u8);
+        let msg: Vec<u8> = (0..2100).map(|i| (i * 31 + 5) as u8).collect();
+        for v in ChaCha20::available() {
+            for len in (0..1100).chain([2048, 2100]) {
+                for counter in [0u32, 1, 0xffff_fffe] {
+                    let mut a = msg[..len].to_vec();
+                    let mut b = msg[..len].to_vec();
+                    portable::xor_keystream(&key, counter, &nonce, &mut a);
+                    v.xor_keystream(&key, counter, &nonce, &mut b);
+                    assert_eq!(a, b, "{} len {len} counter {counter}", v.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rfc8439_2_4_2_every_variant() {
+        let key: [u8; 32] = h("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+            .try_into()
+            .unwrap();
+        let nonce: [u8; 12] = h("000000000000004a00000000").try_into().unwrap();
+        let pt = b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.";
+        let ct = h("6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0bf91b65c5524733ab8f593dabcd62b3571639d624e65152ab8f530c359f0861d807ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab77937365af90bbf74a35be6b40b8eedf2785e42874d");
+        for v in ChaCha20::available() {
+            let mut b = pt.to_vec();
+            v.xor_keystream(&key, 1, &nonce, &mut b);
+            assert_eq!(b, ct, "{}", v.name());
+        }
+    }
+
+    #[test]
+    fn unknown_variant_names_the_valid_ones() {
+        let e = ChaCha20::by_name("avx512").unwrap_err();
+        assert!(e.contains("portable, sse2, avx2"), "{e}");
+    }
+}

@@ -1,0 +1,31 @@
+//! CPU feature tokens: a token can only be made when the running CPU has the
+//! feature, and every SIMD variant takes one, so calling AVX2 code on a CPU
+//! without AVX2 cannot be written.
+
+/// Proof that the CPU has SSE2 (always true on x86_64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sse2(());
+
+/// Proof that the CPU has AVX2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx2(());
+
+impl Sse2 {
+    pub fn detect() -> Option<Sse2> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("sse2") {
+            return Some(Sse2(()));
+        }
+        None
+    }
+}
+
+impl Avx2 {
+    pub fn detect() -> Option<Avx2> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Some(Avx2(()));
+        }
+        None
+    }
+}

@@ -1,0 +1,150 @@
+//! Poly1305 with five 26-bit limbs and 32×32→64-bit products: the way
+//! 32-bit code does it (after poly1305-donna-32). Constant time: the final
+//! reduction selects with a mask, never a branch.
+
+const M26: u32 = 0x03ff_ffff;
+
+fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes(b[..4].try_into().expect("4 bytes"))
+}
+
+#[derive(Clone)]
+pub struct Poly1305 {
+    r: [u32; 5],
+    s: [u32; 4],
+    h: [u32; 5],
+    pad: [u32; 4],
+    buf: [u8; 16],
+    buf_len: usize,
+}
+
+impl Poly1305 {
+    /// A MAC keyed with a one-time 32-byte key (r ‖ s).
+    pub fn new(key: &[u8; 32]) -> Poly1305 {
+        let r = [
+            le32(&key[0..]) & 0x03ff_ffff,
+            (le32(&key[3..]) >> 2) & 0x03ff_ff03,
+            (le32(&key[6..]) >> 4) & 0x03ff_c0ff,
+            (le32(&key[9..]) >> 6) & 0x03f0_3fff,
+            (le32(&key[12..]) >> 8) & 0x000f_ffff,
+        ];
+        Poly1305 {
+            s: [r[1] * 5, r[2] * 5, r[3] * 5, r[4] * 5],
+            r,
+            h: [0; 5],
+            pad: [
+                le32(&key[16..]),
+                le32(&key[20..]),
+                le32(&key[24..]),
+                le32(&key[28..]),
+            ],
+            buf: [0; 16],
+            buf_len: 0,
+        }
+    }
+
+    fn block(&mut self, m: &[u8; 16], hibit: u32) {
+        let [r0, r1, r2, r3, r4] = self.r.map(u64::from);
+        let [s1, s2, s3, s4] = self.s.map(u64::from);
+        let h = &mut self.h;
+        h[0] += le32(&m[0..]) & M26;
+        h[1] += (le32(&m[3..]) >> 2) & M26;
+        h[2] += (le32(&m[6..]) >> 4) & M26;
+        h[3] += (le32(&m[9..]) >> 6) & M26;
+        h[4] += (le32(&m[12..]) >> 8) | hibit;
+        let [h0, h1, h2, h3, h4] = h.map(u64::from);
+        let d0 = h0 * r0 + h1 * s4 + h2 * s3 + h3 * s2 + h4 * s1;
+        let mut d1 = h0 * r1 + h1 * r0 + h2 * s4 + h3 * s3 + h4 * s2;
+        let mut d2 = h0 * r2 + h1 * r1 + h2 * r0 + h3 * s4 + h4 * s3;
+        let mut d3 = h0 * r3 + h1 * r2 + h2 * r1 + h3 * r0 + h4 * s4;
+        let mut d4 = h0 * r4 + h1 * r3 + h2 * r2 + h3 * r1 + h4 * r0;
+        let mut c = d0 >> 26;
+        h[0] = d0 as u32 & M26;
+        d1 += c;
+        c = d1 >> 26;
+        h[1] = d1 as u32 & M26;
+        d2 += c;
+        c = d2 >> 26;
+        h[2] = d2 as u32 & M26;
+        d3 += c;
+        c = d3 >> 26;
+        h[3] = d3 as u32 & M26;
+        d4 += c;
+        c = d4 >> 26;
+        h[4] = d4 as u32 & M26;
+        h[0] += c as u32 * 5;
+        let c = h[0] >> 26;
+        h[0] &= M26;
+        h[1] += c;
+    }
+
+    pub fn update(&mut self, mut data: &[u8]) {
+        if self.buf_len > 0 {
+            let take = (16 - self.buf_len).min(data.len());
+            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
+            self.buf_len += take;
+            data = &data[take..];
+            if self.buf_len < 16 {
+                return;
+            }
+            let b = self.buf;
+            self.block(&b, 1 << 24);
+            self.buf_len = 0;
+        }
+        let mut chunks = data.chunks_exact(16);
+        for m in &mut chunks {
+            self.block(m.try_into().expect("16 bytes"), 1 << 24);
+        }
+        let rest = chunks.remainder();
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.buf_len = rest.len();
+    }
+
+    pub fn finalize(mut self) -> [u8; 16] {
+        if self.buf_len > 0 {
+            let mut b = [0u8; 16];
+            b[..self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
+            b[self.buf_len] = 1;
+            self.block(&b, 0);
+        }
+        let mut h = self.h;
+        let mut c = h[1] >> 26;
+        h[1] &= M26;
+        for i in 2..5 {
+            h[i] += c;
+            c = h[i] >> 26;
+            h[i] &= M26;
+        }
+        h[0] += c * 5;
+        c = h[0] >> 26;
+        h[0] &= M26;
+        h[1] += c;
+        // g = h + 5 - 2^130; keep g if it did not borrow (h >= p).
+        let mut g = [0u32; 5];
+        g[0] = h[0] + 5;
+        c = g[0] >> 26;
+        g[0] &= M26;
+        for i in 1..4 {
+            g[i] = h[i] + c;
+            c = g[i] >> 26;
+            g[i] &= M26;
+        }
+        g[4] = (h[4] + c).wrapping_sub(1 << 26);
+        // Bit 31 of g[4] is set exactly when the subtraction borrowed.
+        let keep_g = (g[4] >> 31).wrapping_sub(1); // all ones if no borrow
+        for i in 0..5 {
+            h[i] = (h[i] & !keep_g) | (g[i] & keep_g);
+        }
+        let w0 = h[0] | (h[1] << 26);
+        let w1 = (h[1] >> 6) | (h[2] << 20);
+        let w2 = (h[2] >> 12) | (h[3] << 14);
+        let w3 = (h[3] >> 18) | (h[4] << 8);
+        let mut out = [0u8; 16];
+        let mut f: u64 = 0;
+        for (i, (w, p)) in [w0, w1, w2, w3].iter().zip(self.pad.iter()).enumerate() {
+            f = u64::from(*w) + u64::from(*p) + (f >> 32);
+            out[4 * i..4 * i + 4].copy_from_slice(&(f as u32).to_le_bytes());
+        }
+        out
+    }
+}
