@@ -7,6 +7,9 @@
 //! only when the CPU has the feature. Portable code has none. Secrets never
 //! choose a branch or a table index in any variant here.
 
+// Index loops mirror the specifications' notation in this crate.
+#![allow(clippy::needless_range_loop)]
+
 pub mod aead;
 pub mod chacha20;
 pub mod cpu;
