@@ -3,6 +3,8 @@
 
 #[cfg(feature = "openssl")]
 pub mod openssl;
+#[cfg(feature = "prims")]
+pub mod prims;
 #[cfg(feature = "rustcrypto")]
 pub mod rustcrypto;
 
@@ -16,6 +18,8 @@ pub fn registry() -> Vec<&'static dyn Backend> {
     v.push(&openssl::OpenSsl);
     #[cfg(feature = "rustcrypto")]
     v.push(&rustcrypto::RustCrypto);
+    #[cfg(feature = "prims")]
+    v.push(&prims::Prims);
     v
 }
 
@@ -27,6 +31,8 @@ pub fn not_built() -> Vec<(&'static str, &'static str)> {
     v.push(("openssl", "built without the `openssl` feature"));
     #[cfg(not(feature = "rustcrypto"))]
     v.push(("rustcrypto", "built without the `rustcrypto` feature"));
+    #[cfg(not(feature = "prims"))]
+    v.push(("ango", "built without the `prims` feature"));
     v
 }
 

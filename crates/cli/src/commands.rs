@@ -314,6 +314,10 @@ fn verify() -> Result<i32> {
     println!("{:<18} {:<11} known-answer tests", "algorithm", "backend");
     for &a in Algorithm::ALL {
         for b in ango_backends::registry() {
+            if let Err(u) = b.availability(a, Hw::On) {
+                println!("{:<18} {:<11} unavailable: {}", a.name(), b.name(), u.0);
+                continue;
+            }
             let r = ango_verify::kat::run(b, a)?;
             if !r.ok() {
                 failed += 1;
@@ -331,6 +335,7 @@ fn verify() -> Result<i32> {
     for &a in Algorithm::ALL {
         let d: Vec<(String, Result<u64>)> = ango_backends::registry()
             .into_iter()
+            .filter(|b| b.availability(a, Hw::On).is_ok())
             .map(|b| {
                 (
                     b.name().to_string(),
@@ -360,10 +365,7 @@ fn verify() -> Result<i32> {
             parts.join(" ")
         );
     }
-    println!(
-        "\n{failed} failed, {} checked",
-        Algorithm::ALL.len() * (ango_backends::registry().len() + 1)
-    );
+    println!("\n{failed} failed");
     Ok(if failed == 0 { 0 } else { 1 })
 }
 

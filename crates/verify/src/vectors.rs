@@ -14,9 +14,16 @@ use ango_core::{Algorithm, Error, Result};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+/// Sections that name a primitive below the level of `ango speed`'s
+/// algorithms (tested directly against ango's own implementations).
+pub const PRIMITIVE_SECTIONS: &[&str] = &["poly1305", "hchacha20", "xchacha20-poly1305"];
+
 #[derive(Debug)]
 pub struct Case {
-    pub algorithm: Algorithm,
+    /// The section name as written (`aes-128-gcm`, `poly1305`, ...).
+    pub section: String,
+    /// The algorithm, when the section names one of `Algorithm`'s.
+    pub algorithm: Option<Algorithm>,
     pub name: String,
     pub line: usize,
     pub fails: bool,
@@ -66,7 +73,7 @@ pub struct VectorFile {
 pub fn parse(path: &str, text: &str) -> Result<VectorFile> {
     let mut sources = Vec::new();
     let mut cases = Vec::new();
-    let mut algo: Option<Algorithm> = None;
+    let mut section: Option<(String, Option<Algorithm>)> = None;
     let mut pending_name: Option<String> = None;
     let mut cur: Option<Case> = None;
     let bad = |line: usize, msg: String| Error::data(format!("{path}:{line}"), msg);
@@ -94,14 +101,26 @@ pub fn parse(path: &str, text: &str) -> Result<VectorFile> {
             if let Some(c) = cur.take() {
                 cases.push(c);
             }
-            algo = Some(
-                Algorithm::parse(&line[1..line.len() - 1]).map_err(|e| bad(ln, e.to_string()))?,
-            );
+            let name = line[1..line.len() - 1].trim().to_string();
+            let alg = match Algorithm::parse(&name) {
+                Ok(a) => Some(a),
+                Err(_) if PRIMITIVE_SECTIONS.contains(&name.as_str()) => None,
+                Err(e) => {
+                    return Err(bad(
+                        ln,
+                        format!("{e}, or a primitive: {}", PRIMITIVE_SECTIONS.join(", ")),
+                    ))
+                }
+            };
+            section = Some((name, alg));
             continue;
         }
-        let a = algo.ok_or_else(|| bad(ln, "attribute before any [algorithm] section".into()))?;
+        let (sec, alg) = section
+            .clone()
+            .ok_or_else(|| bad(ln, "attribute before any [algorithm] section".into()))?;
         let case = cur.get_or_insert_with(|| Case {
-            algorithm: a,
+            section: sec,
+            algorithm: alg,
             name: pending_name
                 .take()
                 .unwrap_or_else(|| format!("{path}:{ln}")),
@@ -162,15 +181,36 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "vectors/chacha20.txt",
         include_str!("../../../vectors/chacha20.txt"),
     ),
+    (
+        "vectors/chacha20_block.txt",
+        include_str!("../../../vectors/chacha20_block.txt"),
+    ),
+    (
+        "vectors/poly1305.txt",
+        include_str!("../../../vectors/poly1305.txt"),
+    ),
+    (
+        "vectors/hchacha20.txt",
+        include_str!("../../../vectors/hchacha20.txt"),
+    ),
+    (
+        "vectors/xchacha20_poly1305.txt",
+        include_str!("../../../vectors/xchacha20_poly1305.txt"),
+    ),
 ];
 
 /// Every built-in case for `algo`.
 pub fn builtin_cases(algo: Algorithm) -> Result<Vec<(String, Case)>> {
+    builtin_section(algo.name())
+}
+
+/// Every built-in case of a section (an algorithm or a primitive name).
+pub fn builtin_section(section: &str) -> Result<Vec<(String, Case)>> {
     let mut out = Vec::new();
     for (path, text) in BUILTIN {
         let f = parse(path, text)?;
         for c in f.cases {
-            if c.algorithm == algo {
+            if c.section == section {
                 out.push((f.path.clone(), c));
             }
         }
@@ -188,6 +228,16 @@ mod tests {
             let f = parse(path, text).unwrap();
             assert!(!f.sources.is_empty(), "{path}");
             assert!(!f.cases.is_empty(), "{path}");
+        }
+    }
+
+    #[test]
+    fn every_primitive_section_has_vectors() {
+        for s in PRIMITIVE_SECTIONS {
+            assert!(
+                !builtin_section(s).unwrap().is_empty(),
+                "{s} has no vectors"
+            );
         }
     }
 
@@ -211,7 +261,7 @@ mod tests {
         assert_eq!(f.cases[0].get("KEY").unwrap(), &[0, 0xff]);
         assert_eq!(f.cases[0].get("AD").unwrap(), &[] as &[u8]);
         assert!(!f.cases[1].fails);
-        assert_eq!(f.cases[1].algorithm, Algorithm::Aes128Gcm);
+        assert_eq!(f.cases[1].algorithm, Some(Algorithm::Aes128Gcm));
     }
 
     #[test]
