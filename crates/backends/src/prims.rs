@@ -2,7 +2,7 @@
 //! ChaCha20-Poly1305 with the best variants this CPU runs ("auto"). The
 //! other algorithms are not implemented by ango yet and say so.
 
-use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable};
+use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable, Variant};
 use ango_prims::aead::{AuthError, ChaCha20Poly1305};
 use ango_prims::chacha20::ChaCha20;
 use ango_prims::poly1305::Poly1305;
@@ -77,7 +77,91 @@ impl Cipher for PrimsChaCha20 {
     }
 }
 
+/// Parse "chacha20/X+poly1305/Y" or "chacha20/X".
+fn parse_variant(algo: Algorithm, name: &str) -> Result<(ChaCha20, Option<Poly1305>)> {
+    let bad = |why: String| Error::usage(format!("{algo} variant '{name}': {why}"));
+    let mut parts = name.split('+');
+    let c = parts
+        .next()
+        .and_then(|p| p.strip_prefix("chacha20/"))
+        .ok_or_else(|| bad("expected chacha20/<variant>".into()))?;
+    let c = ChaCha20::by_name(c).map_err(bad)?;
+    let p = match (algo, parts.next()) {
+        (Algorithm::ChaCha20Poly1305, Some(p)) => Some(
+            Poly1305::by_name(
+                p.strip_prefix("poly1305/")
+                    .ok_or_else(|| bad("expected +poly1305/<variant>".into()))?,
+            )
+            .map_err(bad)?,
+        ),
+        (Algorithm::ChaCha20, None) => None,
+        _ => return Err(bad("wrong shape for this algorithm".into())),
+    };
+    Ok((c, p))
+}
+
 impl Backend for Prims {
+    fn variants(&self, algo: Algorithm) -> Vec<Variant> {
+        let chacha = |c: &str| match ChaCha20::by_name(c) {
+            Ok(_) => Ok(()),
+            Err(why) => Err(why),
+        };
+        match algo {
+            Algorithm::ChaCha20 => ango_prims::chacha20::VARIANTS
+                .iter()
+                .map(|c| Variant {
+                    name: format!("chacha20/{c}"),
+                    available: chacha(c),
+                })
+                .collect(),
+            Algorithm::ChaCha20Poly1305 => ango_prims::chacha20::VARIANTS
+                .iter()
+                .flat_map(|c| {
+                    ango_prims::poly1305::VARIANTS.iter().map(move |p| Variant {
+                        name: format!("chacha20/{c}+poly1305/{p}"),
+                        available: chacha(c),
+                    })
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn aead_variant(
+        &self,
+        algo: Algorithm,
+        variant: &str,
+        key: &[u8],
+        nonce_len: usize,
+        tag_len: usize,
+    ) -> Result<Box<dyn Aead>> {
+        if algo != Algorithm::ChaCha20Poly1305 || (nonce_len, tag_len) != (12, 16) {
+            return Err(err(format!("{algo} with a {nonce_len}-byte nonce and {tag_len}-byte tag is not implemented by ango")));
+        }
+        let (c, p) = parse_variant(algo, variant)?;
+        Ok(Box::new(PrimsAead(ChaCha20Poly1305::new(
+            &key32(key)?,
+            c,
+            p.expect("aead shape"),
+        ))))
+    }
+
+    fn cipher_variant(
+        &self,
+        algo: Algorithm,
+        variant: &str,
+        key: &[u8],
+    ) -> Result<Box<dyn Cipher>> {
+        if algo != Algorithm::ChaCha20 {
+            return Err(err(format!("{algo} is not implemented by ango")));
+        }
+        let (v, _) = parse_variant(algo, variant)?;
+        Ok(Box::new(PrimsChaCha20 {
+            key: key32(key)?,
+            v,
+        }))
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

@@ -75,6 +75,10 @@ pub struct SpeedArgs {
     /// Short points (0.08 s each), for a first look.
     #[arg(long)]
     pub quick: bool,
+    /// Variants of ango's own primitives: auto (the best this CPU runs), all,
+    /// or names like chacha20/sse2 (see `ango list`).
+    #[arg(long = "impl", value_name = "LIST", default_value = "auto")]
+    pub impls: String,
     /// Re-measure a noisy point (robust CV > 5%) up to N more times and keep the steadiest attempt.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub retries: Option<String>,
@@ -271,8 +275,15 @@ impl SpeedArgs {
             time,
             samples,
             retries,
+            impls: list(&self.impls).map(String::from).collect(),
         };
+        if spec.impls.is_empty() {
+            return Err(Error::usage(
+                "--impl is empty; valid: auto, all, or a variant name from `ango list`",
+            ));
+        }
         spec.validate()?;
+        spec.validate_impls()?;
         Ok(spec)
     }
 }

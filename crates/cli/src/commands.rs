@@ -254,10 +254,28 @@ fn list(a: &FormatArgs) -> Result<i32> {
                     Ok(()) => ("available", b.implementation(algo, hw)),
                     Err(u) => ("unavailable", u.0),
                 };
+                let auto = if b.variants(algo).is_empty() {
+                    ""
+                } else {
+                    " (auto)"
+                };
                 rows.push(serde_json::json!({
                     "algorithm": algo.name(), "backend": b.name(), "hw": hw.name(),
-                    "status": status, "implementation_or_reason": detail,
+                    "status": status, "implementation_or_reason": format!("{detail}{auto}"),
                 }));
+                if hw != Hw::On || status != "available" {
+                    continue;
+                }
+                for v in b.variants(algo) {
+                    let (status, detail) = match v.available {
+                        Ok(()) => ("available", format!("{} (--impl {})", v.name, v.name)),
+                        Err(why) => ("unavailable", format!("{}: {why}", v.name)),
+                    };
+                    rows.push(serde_json::json!({
+                        "algorithm": algo.name(), "backend": b.name(), "hw": hw.name(),
+                        "status": status, "implementation_or_reason": detail,
+                    }));
+                }
             }
         }
         for (b, why) in ango_backends::not_built() {

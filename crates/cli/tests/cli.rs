@@ -56,6 +56,10 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["speed", "--aad", "x"], "--aad");
     rejects(&["run", "--unit", "furlongs"], "kbps");
     rejects(&["speed", "--cpu", "4096"], "valid:");
+    rejects(
+        &["speed", "--impl", "chacha20/neon"],
+        "chacha20/portable, chacha20/sse2, chacha20/avx2",
+    );
     rejects(&["report", "/nonexistent/dir"], "not a results directory");
     rejects(
         &["compare", "/nonexistent/a", "/nonexistent/b"],
@@ -63,7 +67,7 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     rejects(
         &["compare", "x@colour=red", "y"],
-        "hw, backend, op, algorithm, size",
+        "hw, backend, impl, op, algorithm, size",
     );
     rejects(&["list", "--format", "xml"], "table, json");
     rejects(&["frobnicate"], "frobnicate");
@@ -357,4 +361,43 @@ fn schema_doc_matches_the_record() {
     // Round trip: JSON -> record -> JSON is the identity.
     let r: ango_core::SpeedRecord = serde_json::from_value(v[0].clone()).unwrap();
     assert_eq!(serde_json::to_value(&r).unwrap(), v[0]);
+}
+
+#[test]
+fn impl_selects_named_variants_and_auto_is_the_widest() {
+    let a = ango()
+        .args([
+            "speed",
+            "--algo",
+            "chacha20",
+            "--backend",
+            "ango",
+            "--sizes",
+            "512",
+        ])
+        .args([
+            "--samples",
+            "3",
+            "--format",
+            "json",
+            "--impl",
+            "auto,chacha20/portable,chacha20/sse2",
+        ])
+        .assert()
+        .success();
+    let v: Vec<ango_core::SpeedRecord> = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    let imps: Vec<&str> = v.iter().map(|r| r.implementation.as_str()).collect();
+    assert!(
+        imps.contains(&"chacha20/portable") && imps.contains(&"chacha20/sse2"),
+        "{imps:?}"
+    );
+    let auto = if std::arch::is_x86_feature_detected!("avx2") {
+        "chacha20/avx2"
+    } else {
+        "chacha20/sse2"
+    };
+    assert_eq!(imps[0], auto, "the auto point comes first: {imps:?}");
+    for r in &v {
+        assert!(r.kat.starts_with("pass"), "{}: {}", r.implementation, r.kat);
+    }
 }

@@ -14,4 +14,4 @@ pub mod traits;
 pub use algo::{Algorithm, Hw, Kind, Operation};
 pub use error::{Error, Result};
 pub use record::{EnvInfo, SpeedRecord, SCHEMA_VERSION};
-pub use traits::{Aead, Backend, Cipher, Unavailable};
+pub use traits::{Aead, Backend, Cipher, Unavailable, Variant, WithVariant};

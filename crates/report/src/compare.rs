@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub const FILTER_KEYS: &str = "hw, backend, op, algorithm, size";
+pub const FILTER_KEYS: &str = "hw, backend, impl, op, algorithm, size";
 
 /// One side of a comparison: a directory and optional filters.
 #[derive(Clone, Debug)]
@@ -39,6 +39,7 @@ impl Selector {
                     "op" | "operation" => "operation",
                     "algo" | "algorithm" => "algorithm",
                     "size" => "size_bytes",
+                    "impl" | "implementation" => "implementation",
                     other => {
                         return Err(Error::usage(format!(
                             "unknown filter key '{other}'; valid: {FILTER_KEYS}"
@@ -61,6 +62,7 @@ impl Selector {
             "operation" => r.operation.clone(),
             "algorithm" => r.algorithm.clone(),
             "size_bytes" => r.size_bytes.to_string(),
+            "implementation" => r.implementation.clone(),
             _ => String::new(),
         }
     }
@@ -88,7 +90,14 @@ pub struct Row {
     pub significant: bool,
 }
 
-const KEYS: [&str; 5] = ["algorithm", "backend", "hw", "operation", "size_bytes"];
+const KEYS: [&str; 6] = [
+    "algorithm",
+    "backend",
+    "implementation",
+    "hw",
+    "operation",
+    "size_bytes",
+];
 
 /// Pair up points that agree on every identity field not fixed by a filter.
 pub fn compare(a: &[SpeedRecord], sa: &Selector, b: &[SpeedRecord], sb: &Selector) -> Vec<Row> {

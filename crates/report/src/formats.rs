@@ -34,6 +34,7 @@ pub struct RowKey {
     pub backend: String,
     pub hw: String,
     pub operation: String,
+    pub implementation: String,
 }
 
 impl RowKey {
@@ -47,11 +48,21 @@ impl RowKey {
             backend: r.backend.clone(),
             hw: r.hw.clone(),
             operation: r.operation.clone(),
+            implementation: r.implementation.clone(),
         }
     }
 
     pub fn label(&self, show_op: bool) -> String {
+        self.label_with(show_op, false)
+    }
+
+    /// The row's label; `show_impl` adds the implementation (when one
+    /// backend has several in the table).
+    pub fn label_with(&self, show_op: bool, show_impl: bool) -> String {
         let mut s = format!("{} {} hw={}", self.algorithm, self.backend, self.hw);
+        if show_impl {
+            s.push_str(&format!(" [{}]", self.implementation));
+        }
         if show_op {
             s.push(' ');
             s.push_str(&self.operation);
@@ -75,14 +86,29 @@ pub fn rows(records: &[SpeedRecord]) -> (Vec<u64>, Vec<Row<'_>>) {
     (sizes.into_iter().collect(), m.into_iter().collect())
 }
 
+/// Row labels: the operation is shown when not every row encrypts, the
+/// implementation when one (algorithm, backend) has several.
+pub fn labels(rows: &[Row<'_>]) -> Vec<String> {
+    let show_op = rows.iter().any(|(k, _)| k.operation != "encrypt");
+    rows.iter()
+        .map(|(k, _)| {
+            let several = rows.iter().any(|(o, _)| {
+                o.algorithm == k.algorithm
+                    && o.backend == k.backend
+                    && o.implementation != k.implementation
+            });
+            k.label_with(show_op, several)
+        })
+        .collect()
+}
+
 /// The `openssl speed`-shaped table: rows algorithm/backend, columns sizes.
 pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
     let (sizes, rows) = rows(records);
     if rows.is_empty() {
         return "no points measured\n".into();
     }
-    let show_op = rows.iter().any(|(k, _)| k.operation != "encrypt");
-    let labels: Vec<String> = rows.iter().map(|(k, _)| k.label(show_op)).collect();
+    let labels = labels(&rows);
     let w0 = labels.iter().map(String::len).max().unwrap_or(4).max(4);
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -138,8 +164,7 @@ pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
 /// Robust CV per point, in the same layout (shown under the table).
 pub fn cv_table(records: &[SpeedRecord]) -> String {
     let (sizes, rows) = rows(records);
-    let show_op = rows.iter().any(|(k, _)| k.operation != "encrypt");
-    let labels: Vec<String> = rows.iter().map(|(k, _)| k.label(show_op)).collect();
+    let labels = labels(&rows);
     let w0 = labels.iter().map(String::len).max().unwrap_or(4).max(4);
     let mut out = format!("{:<w0$}", "robust CV (IQR/median)");
     for s in &sizes {
@@ -224,7 +249,7 @@ pub fn csv(records: &[SpeedRecord]) -> String {
 /// Markdown: the table with each cell's median and 95% interval.
 pub fn markdown(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
     let (sizes, rows) = rows(records);
-    let show_op = rows.iter().any(|(k, _)| k.operation != "encrypt");
+    let labels = labels(&rows);
     let mut out = format!(
         "{} Median [95% CI of the median].\n\n",
         unit.caption(cycle_label)
@@ -238,8 +263,8 @@ pub fn markdown(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> Strin
         out.push_str("---:|");
     }
     out.push('\n');
-    for (k, by) in &rows {
-        out.push_str(&format!("| {} |", k.label(show_op)));
+    for ((_, by), label) in rows.iter().zip(&labels) {
+        out.push_str(&format!("| {label} |"));
         for s in &sizes {
             let c = by
                 .get(s)

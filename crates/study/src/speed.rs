@@ -10,7 +10,7 @@
 use crate::event::{Event, Sink};
 use ango_core::record::SampleSet;
 use ango_core::{
-    Aead, Algorithm, Backend, Cipher, Error, Hw, Kind, Operation, Result, SpeedRecord,
+    Aead, Algorithm, Backend, Cipher, Error, Hw, Kind, Operation, Result, SpeedRecord, WithVariant,
     SCHEMA_VERSION,
 };
 use ango_harness::measure::{self, MeasureError, Plan};
@@ -41,6 +41,20 @@ pub struct SpeedSpec {
     /// measured again; the steadiest attempt is kept and all are reported.
     #[serde(default)]
     pub retries: usize,
+    /// Which variants of backends that have several (ango's own): `auto`
+    /// (the best this CPU runs), `all`, a variant name, or a component of
+    /// one (`chacha20/sse2` picks every AEAD variant built on it).
+    #[serde(default = "auto_impl")]
+    pub impls: Vec<String>,
+}
+
+fn auto_impl() -> Vec<String> {
+    vec!["auto".into()]
+}
+
+/// Does `pattern` (from `--impl`) select the variant `name`?
+pub fn impl_matches(pattern: &str, name: &str) -> bool {
+    pattern == "all" || pattern == name || name.split('+').any(|c| c == pattern)
 }
 
 impl SpeedSpec {
@@ -68,17 +82,65 @@ impl SpeedSpec {
         Ok(())
     }
 
-    /// The (backend, hw, algorithm) triples that will be measured, and those
-    /// that cannot be, with the reason.
+    /// Check `--impl` patterns: each must be `auto`, `all`, or select some
+    /// variant of a chosen algorithm.
+    pub fn validate_impls(&self) -> Result<()> {
+        let mut known: Vec<String> = Vec::new();
+        for bn in &self.backends {
+            let b = ango_backends::by_name(bn)?;
+            for &a in &self.algorithms {
+                for v in b.variants(a) {
+                    if !known.contains(&v.name) {
+                        known.push(v.name);
+                    }
+                }
+            }
+        }
+        for p in &self.impls {
+            if p != "auto" && p != "all" && !known.iter().any(|k| impl_matches(p, k)) {
+                return Err(Error::usage(format!(
+                    "no implementation '{p}' for the chosen algorithms; valid: auto, all, {}",
+                    known.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The (backend, hw, algorithm, variant) points that will be measured,
+    /// and those that cannot be, with the reason. `variant` is `None` for a
+    /// backend's single (or automatically chosen) implementation.
     pub fn plan_points(&self) -> Result<PlannedPoints> {
         let mut p = PlannedPoints::default();
         for &hw in &self.hw {
             for bn in &self.backends {
                 let b = ango_backends::by_name(bn)?;
                 for &a in &self.algorithms {
-                    match b.availability(a, hw) {
-                        Ok(()) => p.run.push((b.name().to_string(), hw, a)),
-                        Err(u) => p.skip.push((b.name().to_string(), hw, a, u.0)),
+                    if let Err(u) = b.availability(a, hw) {
+                        p.skip.push((b.name().to_string(), hw, a, u.0));
+                        continue;
+                    }
+                    let variants = b.variants(a);
+                    if variants.is_empty() || self.impls.iter().any(|i| i == "auto") {
+                        p.run.push((b.name().to_string(), hw, a, None));
+                    }
+                    for v in variants {
+                        if !self
+                            .impls
+                            .iter()
+                            .any(|i| i != "auto" && impl_matches(i, &v.name))
+                        {
+                            continue;
+                        }
+                        match v.available {
+                            Ok(()) => p.run.push((b.name().to_string(), hw, a, Some(v.name))),
+                            Err(why) => p.skip.push((
+                                b.name().to_string(),
+                                hw,
+                                a,
+                                format!("{}: {why}", v.name),
+                            )),
+                        }
                     }
                 }
             }
@@ -93,7 +155,7 @@ impl SpeedSpec {
 
 #[derive(Default, Debug)]
 pub struct PlannedPoints {
-    pub run: Vec<(String, Hw, Algorithm)>,
+    pub run: Vec<(String, Hw, Algorithm, Option<String>)>,
     pub skip: Vec<(String, Hw, Algorithm, String)>,
 }
 
@@ -102,6 +164,7 @@ pub struct PlannedPoints {
 pub fn run(spec: &SpeedSpec, sink: &mut dyn Sink, in_child: bool) -> Result<RunOutcome> {
     spec.validate()?;
     let planned = spec.plan_points()?;
+    spec.validate_impls()?;
     for (b, hw, a, why) in &planned.skip {
         sink.event(Event::Skip {
             backend: b.clone(),
@@ -118,34 +181,47 @@ pub fn run(spec: &SpeedSpec, sink: &mut dyn Sink, in_child: bool) -> Result<RunO
         for &hw in &spec.hw {
             for bn in &spec.backends {
                 let b = ango_backends::by_name(bn)?;
-                if !planned
+                let points: Vec<Option<String>> = planned
                     .run
                     .iter()
-                    .any(|(n, h, x)| n == b.name() && *h == hw && *x == a)
-                {
-                    continue;
-                }
-                if measure::stop_requested() {
-                    outcome.interrupted = true;
-                    return Ok(outcome);
-                }
-                let r = match b.child_env(hw) {
-                    Some(env) if !in_child => {
-                        let sub = SpeedSpec {
-                            algorithms: vec![a],
-                            backends: vec![b.name().to_string()],
-                            hw: vec![hw],
-                            ..spec.clone()
-                        };
-                        run_child(&sub, &env, sink)
+                    .filter(|(n, h, x, _)| n == b.name() && *h == hw && *x == a)
+                    .map(|t| t.3.clone())
+                    .collect();
+                for variant in points {
+                    if measure::stop_requested() {
+                        outcome.interrupted = true;
+                        return Ok(outcome);
                     }
-                    _ => run_local(spec, b, hw, &[a], &cc, sink),
-                }?;
-                outcome.points += r.points;
-                outcome.kat_failures += r.kat_failures;
-                if r.interrupted {
-                    outcome.interrupted = true;
-                    return Ok(outcome);
+                    let wrapped;
+                    let backend: &dyn Backend = match &variant {
+                        Some(v) => {
+                            wrapped = WithVariant {
+                                inner: b,
+                                variant: v.clone(),
+                            };
+                            &wrapped
+                        }
+                        None => b,
+                    };
+                    let r = match b.child_env(hw) {
+                        Some(env) if !in_child => {
+                            let sub = SpeedSpec {
+                                algorithms: vec![a],
+                                backends: vec![b.name().to_string()],
+                                hw: vec![hw],
+                                impls: vec![variant.clone().unwrap_or_else(|| "auto".into())],
+                                ..spec.clone()
+                            };
+                            run_child(&sub, &env, sink)
+                        }
+                        _ => run_local(spec, backend, hw, &[a], &cc, sink),
+                    }?;
+                    outcome.points += r.points;
+                    outcome.kat_failures += r.kat_failures;
+                    if r.interrupted {
+                        outcome.interrupted = true;
+                        return Ok(outcome);
+                    }
                 }
             }
         }
@@ -652,6 +728,7 @@ mod tests {
             time: 0.01,
             samples: Some(3),
             retries: 0,
+            impls: vec!["auto".into()],
         };
         let cc = CycleCounter::open();
         let mut sink = crate::event::VecSink::default();
@@ -685,6 +762,7 @@ mod tests {
             time: 0.01,
             samples: None,
             retries: 0,
+            impls: vec!["auto".into()],
         };
         assert!(spec
             .validate()
