@@ -1,9 +1,11 @@
-//! ango's own primitives (crate `ango-prims`) as a backend: ChaCha20 and
-//! ChaCha20-Poly1305 with the best variants this CPU runs ("auto"). The
-//! other algorithms are not implemented by ango yet and say so.
+//! ango's own primitives (crate `ango-prims`) as a backend: ChaCha20,
+//! ChaCha20-Poly1305, AES-ECB and AES-CTR, each with every variant
+//! selectable and the best this CPU runs as "auto". The algorithms ango
+//! does not implement yet say so.
 
 use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable, Variant};
 use ango_prims::aead::{AuthError, ChaCha20Poly1305};
+use ango_prims::aes::{Aes, AesKey};
 use ango_prims::chacha20::ChaCha20;
 use ango_prims::poly1305::Poly1305;
 
@@ -100,8 +102,82 @@ fn parse_variant(algo: Algorithm, name: &str) -> Result<(ChaCha20, Option<Poly13
     Ok((c, p))
 }
 
+enum AesMode {
+    Ecb,
+    Ctr,
+}
+
+fn aes_mode(algo: Algorithm) -> Option<AesMode> {
+    match algo {
+        Algorithm::Aes128Ecb | Algorithm::Aes256Ecb => Some(AesMode::Ecb),
+        Algorithm::Aes128Ctr | Algorithm::Aes256Ctr => Some(AesMode::Ctr),
+        _ => None,
+    }
+}
+
+struct PrimsAes {
+    key: AesKey,
+    mode: AesMode,
+}
+
+impl Cipher for PrimsAes {
+    fn encrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        match self.mode {
+            AesMode::Ecb if !buf.len().is_multiple_of(16) => {
+                Err(err("ECB input must be whole blocks"))
+            }
+            AesMode::Ecb => {
+                self.key.encrypt_blocks(buf);
+                Ok(())
+            }
+            AesMode::Ctr => {
+                let iv: &[u8; 16] = iv
+                    .try_into()
+                    .map_err(|_| err("CTR needs a 16-byte counter block"))?;
+                self.key.ctr_xor(iv, buf);
+                Ok(())
+            }
+        }
+    }
+
+    fn decrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        match self.mode {
+            AesMode::Ecb if !buf.len().is_multiple_of(16) => {
+                Err(err("ECB input must be whole blocks"))
+            }
+            AesMode::Ecb => {
+                self.key.decrypt_blocks(buf);
+                Ok(())
+            }
+            AesMode::Ctr => self.encrypt(iv, buf),
+        }
+    }
+}
+
+fn auto_variant(algo: Algorithm) -> Option<String> {
+    match algo {
+        Algorithm::ChaCha20Poly1305 => Some(format!(
+            "chacha20/{}+poly1305/{}",
+            ChaCha20::auto().name(),
+            Poly1305::auto().name()
+        )),
+        Algorithm::ChaCha20 => Some(format!("chacha20/{}", ChaCha20::auto().name())),
+        a if aes_mode(a).is_some() => Some(format!("aes/{}", Aes::auto().name())),
+        _ => None,
+    }
+}
+
 impl Backend for Prims {
     fn variants(&self, algo: Algorithm) -> Vec<Variant> {
+        if aes_mode(algo).is_some() {
+            return ango_prims::aes::VARIANTS
+                .iter()
+                .map(|a| Variant {
+                    name: format!("aes/{a}"),
+                    available: Aes::by_name(a).map(|_| ()),
+                })
+                .collect();
+        }
         let chacha = |c: &str| match ChaCha20::by_name(c) {
             Ok(_) => Ok(()),
             Err(why) => Err(why),
@@ -152,6 +228,19 @@ impl Backend for Prims {
         variant: &str,
         key: &[u8],
     ) -> Result<Box<dyn Cipher>> {
+        if let Some(mode) = aes_mode(algo) {
+            let name = variant.strip_prefix("aes/").ok_or_else(|| {
+                Error::usage(format!(
+                    "{algo} variant '{variant}': expected aes/<variant>"
+                ))
+            })?;
+            let aes = Aes::by_name(name).map_err(|e| Error::usage(format!("{algo}: {e}")))?;
+            if key.len() != algo.key_len() {
+                return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
+            }
+            let key = aes.key(key).ok_or_else(|| err("bad AES key length"))?;
+            return Ok(Box::new(PrimsAes { key, mode }));
+        }
         if algo != Algorithm::ChaCha20 {
             return Err(err(format!("{algo} is not implemented by ango")));
         }
@@ -171,7 +260,7 @@ impl Backend for Prims {
     }
 
     fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
-        if !matches!(algo, Algorithm::ChaCha20 | Algorithm::ChaCha20Poly1305) {
+        if auto_variant(algo).is_none() {
             return Err(Unavailable(
                 "not implemented in ango's own primitives yet".into(),
             ));
@@ -185,17 +274,7 @@ impl Backend for Prims {
     }
 
     fn implementation(&self, algo: Algorithm, _hw: Hw) -> String {
-        match algo {
-            Algorithm::ChaCha20Poly1305 => {
-                format!(
-                    "chacha20/{}+poly1305/{}",
-                    ChaCha20::auto().name(),
-                    Poly1305::auto().name()
-                )
-            }
-            Algorithm::ChaCha20 => format!("chacha20/{}", ChaCha20::auto().name()),
-            _ => "-".into(),
-        }
+        auto_variant(algo).unwrap_or_else(|| "-".into())
     }
 
     fn aead(
@@ -205,28 +284,14 @@ impl Backend for Prims {
         nonce_len: usize,
         tag_len: usize,
     ) -> Result<Box<dyn Aead>> {
-        if algo != Algorithm::ChaCha20Poly1305 {
-            return Err(err(format!("{algo} is not implemented by ango")));
-        }
-        if (nonce_len, tag_len) != (12, 16) {
-            return Err(err(
-                "chacha20-poly1305 takes a 12-byte nonce and 16-byte tag",
-            ));
-        }
-        Ok(Box::new(PrimsAead(ChaCha20Poly1305::new(
-            &key32(key)?,
-            ChaCha20::auto(),
-            Poly1305::auto(),
-        ))))
+        let v =
+            auto_variant(algo).ok_or_else(|| err(format!("{algo} is not implemented by ango")))?;
+        self.aead_variant(algo, &v, key, nonce_len, tag_len)
     }
 
     fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>> {
-        if algo != Algorithm::ChaCha20 {
-            return Err(err(format!("{algo} is not implemented by ango")));
-        }
-        Ok(Box::new(PrimsChaCha20 {
-            key: key32(key)?,
-            v: ChaCha20::auto(),
-        }))
+        let v =
+            auto_variant(algo).ok_or_else(|| err(format!("{algo} is not implemented by ango")))?;
+        self.cipher_variant(algo, &v, key)
     }
 }

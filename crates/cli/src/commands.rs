@@ -3,7 +3,7 @@
 use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, SpeedArgs};
 use crate::sink::{ParentSink, EVENTS};
 use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
-use ango_core::{Algorithm, EnvInfo, Error, Hw, Result, SpeedRecord};
+use ango_core::{Algorithm, Backend, EnvInfo, Error, Hw, Result, SpeedRecord, WithVariant};
 use ango_harness::CycleCounter;
 use ango_report::compare::{self, Selector};
 use ango_report::formats::{self, Format};
@@ -327,38 +327,86 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// One implementation of an algorithm: a backend, pinned to a variant when
+/// it has several.
+struct Impl {
+    label: String,
+    backend: &'static dyn Backend,
+    variant: Option<String>,
+}
+
+impl Impl {
+    fn with<R>(&self, f: impl FnOnce(&dyn Backend) -> R) -> R {
+        match &self.variant {
+            Some(v) => f(&WithVariant {
+                inner: self.backend,
+                variant: v.clone(),
+            }),
+            None => f(self.backend),
+        }
+    }
+}
+
+/// Every (backend, variant) of `a` that this machine runs.
+fn implementations(a: Algorithm) -> Vec<Impl> {
+    let mut out = Vec::new();
+    for b in ango_backends::registry() {
+        if b.availability(a, Hw::On).is_err() {
+            continue;
+        }
+        let variants = b.variants(a);
+        if variants.is_empty() {
+            out.push(Impl {
+                label: b.name().to_string(),
+                backend: b,
+                variant: None,
+            });
+        }
+        for v in variants.into_iter().filter(|v| v.available.is_ok()) {
+            out.push(Impl {
+                label: format!("{}[{}]", b.name(), v.name),
+                backend: b,
+                variant: Some(v.name),
+            });
+        }
+    }
+    out
+}
+
 fn verify() -> Result<i32> {
     let mut failed = 0;
-    println!("{:<18} {:<11} known-answer tests", "algorithm", "backend");
+    println!(
+        "{:<18} {:<44} known-answer tests",
+        "algorithm", "backend[variant]"
+    );
     for &a in Algorithm::ALL {
         for b in ango_backends::registry() {
             if let Err(u) = b.availability(a, Hw::On) {
-                println!("{:<18} {:<11} unavailable: {}", a.name(), b.name(), u.0);
-                continue;
+                println!("{:<18} {:<44} unavailable: {}", a.name(), b.name(), u.0);
             }
-            let r = ango_verify::kat::run(b, a)?;
+        }
+        for imp in implementations(a) {
+            let label = &imp.label;
+            let r = imp.with(|b| ango_verify::kat::run(b, a))?;
             if !r.ok() {
                 failed += 1;
             }
-            println!("{:<18} {:<11} {}", a.name(), b.name(), r.summary());
+            println!("{:<18} {:<44} {}", a.name(), label, r.summary());
             for f in &r.failures {
                 println!("    {f}");
             }
         }
     }
     println!(
-        "\n{:<18} cross-backend agreement (300 random messages, 0..4096 B, AAD 0..64 B)",
+        "\n{:<18} agreement of every backend and variant (300 random messages, 0..4096 B, AAD 0..64 B)",
         "algorithm"
     );
     for &a in Algorithm::ALL {
-        let d: Vec<(String, Result<u64>)> = ango_backends::registry()
+        let d: Vec<(String, Result<u64>)> = implementations(a)
             .into_iter()
-            .filter(|b| b.availability(a, Hw::On).is_ok())
-            .map(|b| {
-                (
-                    b.name().to_string(),
-                    ango_verify::cross::digest(b, a, 300, 4096, 0xa460),
-                )
+            .map(|imp| {
+                let d = imp.with(|b| ango_verify::cross::digest(b, a, 300, 4096, 0xa460));
+                (imp.label, d)
             })
             .collect();
         let vals: Vec<u64> = d

@@ -29,3 +29,18 @@ impl Avx2 {
         None
     }
 }
+
+/// Proof that the CPU has AES-NI (and SSE2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AesNi(());
+
+impl AesNi {
+    pub fn detect() -> Option<AesNi> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("sse2")
+        {
+            return Some(AesNi(()));
+        }
+        None
+    }
+}

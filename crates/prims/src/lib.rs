@@ -11,6 +11,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod aead;
+pub mod aes;
 pub mod chacha20;
 pub mod cpu;
 pub mod poly1305;

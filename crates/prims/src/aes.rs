@@ -1,0 +1,355 @@
+//! AES-128/192/256 (FIPS 197) in three variants, with the ECB and CTR
+//! (SP 800-38A) modes:
+//! - `fips-sbox-nct`: byte-oriented, the 8-bit S-box as a table (slow, the
+//!   textbook way; NOT constant time);
+//! - `ttable-nct`: four 8→32-bit tables per direction (fast in software; NOT
+//!   constant time: table indices are secret);
+//! - `aesni`: the AES instructions, eight blocks in flight for ECB and CTR.
+//!
+//! The two table variants say "nct" (not constant time) in their names so
+//! every record and table carries it.
+
+#[cfg(target_arch = "x86_64")]
+pub mod aesni;
+pub mod fips_sbox;
+pub mod ttable;
+
+use crate::cpu;
+
+const fn xtime(x: u8) -> u8 {
+    (x << 1) ^ (0x1b & 0u8.wrapping_sub(x >> 7))
+}
+
+/// GF(2^8) multiplication (for building tables at compile time).
+pub(crate) const fn gmul(mut a: u8, mut b: u8) -> u8 {
+    let mut p = 0u8;
+    while b != 0 {
+        if b & 1 != 0 {
+            p ^= a;
+        }
+        a = xtime(a);
+        b >>= 1;
+    }
+    p
+}
+
+const fn ginv(x: u8) -> u8 {
+    // x^254 = x^-1 in GF(2^8) (and 0 for 0).
+    let mut r = 1u8;
+    let mut base = x;
+    let mut e = 254u32;
+    while e > 0 {
+        if e & 1 == 1 {
+            r = gmul(r, base);
+        }
+        base = gmul(base, base);
+        e >>= 1;
+    }
+    r
+}
+
+/// The S-box, computed from its definition (FIPS 197 §5.1.1): inversion in
+/// GF(2^8) followed by the affine transformation.
+pub const SBOX: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = ginv(i as u8);
+        t[i] = b ^ b.rotate_left(1) ^ b.rotate_left(2) ^ b.rotate_left(3) ^ b.rotate_left(4) ^ 0x63;
+        i += 1;
+    }
+    t
+};
+
+pub const INV_SBOX: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[SBOX[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Round keys as bytes, in the order FIPS 197 and the AES instructions use.
+#[derive(Clone)]
+pub struct KeySchedule {
+    pub rounds: usize,
+    pub rk: [[u8; 16]; 15],
+}
+
+/// FIPS 197 §5.2 key expansion with a given SubWord (a table for the table
+/// variants; the AES instruction for `aesni`, so no secret indexes a table).
+pub fn expand_key(key: &[u8], sub_word: impl Fn(u32) -> u32) -> Option<KeySchedule> {
+    let nk = match key.len() {
+        16 => 4,
+        24 => 6,
+        32 => 8,
+        _ => return None,
+    };
+    let rounds = nk + 6;
+    let mut w = [0u32; 60];
+    for i in 0..nk {
+        w[i] = u32::from_be_bytes(key[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+    }
+    let mut rcon: u8 = 1;
+    for i in nk..4 * (rounds + 1) {
+        let mut t = w[i - 1];
+        if i % nk == 0 {
+            t = sub_word(t.rotate_left(8)) ^ (u32::from(rcon) << 24);
+            rcon = xtime(rcon);
+        } else if nk > 6 && i % nk == 4 {
+            t = sub_word(t);
+        }
+        w[i] = w[i - nk] ^ t;
+    }
+    let mut rk = [[0u8; 16]; 15];
+    for r in 0..=rounds {
+        for c in 0..4 {
+            rk[r][4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c].to_be_bytes());
+        }
+    }
+    Some(KeySchedule { rounds, rk })
+}
+
+/// SubWord through the S-box table (not constant time).
+pub fn sub_word_table(w: u32) -> u32 {
+    u32::from_be_bytes(w.to_be_bytes().map(|b| SBOX[b as usize]))
+}
+
+/// An AES variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aes {
+    FipsSbox,
+    TTable,
+    #[cfg(target_arch = "x86_64")]
+    AesNi(cpu::AesNi),
+}
+
+pub const VARIANTS: &[&str] = &["fips-sbox-nct", "ttable-nct", "aesni"];
+
+impl Aes {
+    pub fn name(self) -> &'static str {
+        match self {
+            Aes::FipsSbox => "fips-sbox-nct",
+            Aes::TTable => "ttable-nct",
+            #[cfg(target_arch = "x86_64")]
+            Aes::AesNi(_) => "aesni",
+        }
+    }
+
+    pub fn by_name(name: &str) -> Result<Aes, String> {
+        match name {
+            "fips-sbox-nct" => Ok(Aes::FipsSbox),
+            "ttable-nct" => Ok(Aes::TTable),
+            #[cfg(target_arch = "x86_64")]
+            "aesni" => cpu::AesNi::detect()
+                .map(Aes::AesNi)
+                .ok_or_else(|| "CPU lacks AES-NI".into()),
+            #[cfg(not(target_arch = "x86_64"))]
+            "aesni" => Err("not an x86_64 CPU".into()),
+            _ => Err(format!(
+                "unknown AES variant '{name}'; valid: {}",
+                VARIANTS.join(", ")
+            )),
+        }
+    }
+
+    pub fn available() -> Vec<Aes> {
+        VARIANTS
+            .iter()
+            .filter_map(|n| Aes::by_name(n).ok())
+            .collect()
+    }
+
+    /// The best variant here: AES-NI, else the T-tables.
+    pub fn auto() -> Aes {
+        Aes::available()
+            .into_iter()
+            .find(|a| a.name() == "aesni")
+            .unwrap_or(Aes::TTable)
+    }
+
+    /// Expand `key` (16, 24 or 32 bytes) for this variant.
+    pub fn key(self, key: &[u8]) -> Option<AesKey> {
+        let ks = match self {
+            #[cfg(target_arch = "x86_64")]
+            Aes::AesNi(t) => expand_key(key, |w| aesni::sub_word(t, w))?,
+            _ => expand_key(key, sub_word_table)?,
+        };
+        let inner = match self {
+            Aes::FipsSbox => Inner::FipsSbox(ks),
+            Aes::TTable => Inner::TTable(ttable::Keys::new(&ks)),
+            #[cfg(target_arch = "x86_64")]
+            Aes::AesNi(t) => Inner::AesNi(t, aesni::Keys::new(t, &ks)),
+        };
+        Some(AesKey {
+            variant: self,
+            inner,
+        })
+    }
+}
+
+#[derive(Clone)]
+enum Inner {
+    FipsSbox(KeySchedule),
+    TTable(ttable::Keys),
+    #[cfg(target_arch = "x86_64")]
+    AesNi(cpu::AesNi, aesni::Keys),
+}
+
+/// An expanded key of one variant.
+#[derive(Clone)]
+pub struct AesKey {
+    pub variant: Aes,
+    inner: Inner,
+}
+
+impl AesKey {
+    /// Encrypt whole blocks in place (ECB). Panics if `buf` is not a
+    /// multiple of 16 bytes.
+    pub fn encrypt_blocks(&self, buf: &mut [u8]) {
+        assert!(buf.len().is_multiple_of(16), "ECB needs whole blocks");
+        match &self.inner {
+            Inner::FipsSbox(ks) => buf
+                .chunks_exact_mut(16)
+                .for_each(|b| fips_sbox::encrypt_block(ks, b.try_into().expect("16"))),
+            Inner::TTable(k) => buf
+                .chunks_exact_mut(16)
+                .for_each(|b| k.encrypt_block(b.try_into().expect("16"))),
+            #[cfg(target_arch = "x86_64")]
+            Inner::AesNi(t, k) => aesni::encrypt_blocks(*t, k, buf),
+        }
+    }
+
+    /// Decrypt whole blocks in place (ECB).
+    pub fn decrypt_blocks(&self, buf: &mut [u8]) {
+        assert!(buf.len().is_multiple_of(16), "ECB needs whole blocks");
+        match &self.inner {
+            Inner::FipsSbox(ks) => buf
+                .chunks_exact_mut(16)
+                .for_each(|b| fips_sbox::decrypt_block(ks, b.try_into().expect("16"))),
+            Inner::TTable(k) => buf
+                .chunks_exact_mut(16)
+                .for_each(|b| k.decrypt_block(b.try_into().expect("16"))),
+            #[cfg(target_arch = "x86_64")]
+            Inner::AesNi(t, k) => aesni::decrypt_blocks(*t, k, buf),
+        }
+    }
+
+    /// CTR mode (SP 800-38A §6.5) with the whole 128-bit block as a
+    /// big-endian counter, as OpenSSL's and RustCrypto's Ctr128BE do.
+    pub fn ctr_xor(&self, iv: &[u8; 16], buf: &mut [u8]) {
+        match &self.inner {
+            #[cfg(target_arch = "x86_64")]
+            Inner::AesNi(t, k) => aesni::ctr_xor(*t, k, iv, buf),
+            _ => {
+                let mut ctr = u128::from_be_bytes(*iv);
+                for chunk in buf.chunks_mut(16) {
+                    let mut ks = ctr.to_be_bytes();
+                    self.encrypt_blocks(&mut ks);
+                    chunk.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
+                    ctr = ctr.wrapping_add(1);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(s: &str) -> Vec<u8> {
+        hex::decode(s).unwrap()
+    }
+
+    #[test]
+    fn sbox_from_its_definition_matches_fips197() {
+        // FIPS 197 Figure 7: S(00) = 63, S(01) = 7c, S(53) = ed, S(ff) = 16.
+        assert_eq!(
+            [SBOX[0], SBOX[1], SBOX[0x53], SBOX[0xff]],
+            [0x63, 0x7c, 0xed, 0x16]
+        );
+        assert_eq!(INV_SBOX[0x63], 0);
+    }
+
+    #[test]
+    fn key_expansion_fips197_a1_a3() {
+        // A.1: w[43] = b6630ca6; A.3: w[59] = 706c631e.
+        let k128 = expand_key(&h("2b7e151628aed2a6abf7158809cf4f3c"), sub_word_table).unwrap();
+        assert_eq!(&k128.rk[10][12..], &h("b6630ca6")[..]);
+        let k256 = expand_key(
+            &h("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"),
+            sub_word_table,
+        )
+        .unwrap();
+        assert_eq!(&k256.rk[14][12..], &h("706c631e")[..]);
+    }
+
+    #[test]
+    fn fips197_c1_c2_c3_every_variant() {
+        let pt = h("00112233445566778899aabbccddeeff");
+        for (key, ct) in [
+            (
+                "000102030405060708090a0b0c0d0e0f",
+                "69c4e0d86a7b0430d8cdb78070b4c55a",
+            ),
+            (
+                "000102030405060708090a0b0c0d0e0f1011121314151617",
+                "dda97ca4864cdfe06eaf70a0ec0d7191",
+            ),
+            (
+                "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+                "8ea2b7ca516745bfeafc49904b496089",
+            ),
+        ] {
+            for v in Aes::available() {
+                let k = v.key(&h(key)).unwrap();
+                let mut b = pt.clone();
+                k.encrypt_blocks(&mut b);
+                assert_eq!(b, h(ct), "{} {key}", v.name());
+                k.decrypt_blocks(&mut b);
+                assert_eq!(b, pt, "{} decrypt", v.name());
+            }
+        }
+    }
+
+    #[test]
+    fn variants_agree_on_many_blocks_and_ctr_lengths() {
+        let key: Vec<u8> = (0..32u8).map(|i| i.wrapping_mul(29) ^ 0x5a).collect();
+        let data: Vec<u8> = (0..16 * 41).map(|i| (i * 7 + 3) as u8).collect();
+        let iv: [u8; 16] = core::array::from_fn(|i| if i < 12 { i as u8 } else { 0xff });
+        for klen in [16, 24, 32] {
+            let reference = Aes::FipsSbox.key(&key[..klen]).unwrap();
+            for v in Aes::available() {
+                let k = v.key(&key[..klen]).unwrap();
+                for blocks in [1, 7, 8, 9, 16, 41] {
+                    let (mut a, mut b) =
+                        (data[..16 * blocks].to_vec(), data[..16 * blocks].to_vec());
+                    reference.encrypt_blocks(&mut a);
+                    k.encrypt_blocks(&mut b);
+                    assert_eq!(a, b, "{} ecb {klen} {blocks}", v.name());
+                    k.decrypt_blocks(&mut b);
+                    assert_eq!(b, &data[..16 * blocks]);
+                }
+                for len in [0, 1, 15, 16, 17, 127, 128, 129, 300, 16 * 41] {
+                    let (mut a, mut b) = (data[..len].to_vec(), data[..len].to_vec());
+                    reference.ctr_xor(&iv, &mut a);
+                    k.ctr_xor(&iv, &mut b);
+                    assert_eq!(a, b, "{} ctr {klen} {len}", v.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn auto_is_aesni_where_the_cpu_has_it() {
+        let expect = if cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("aes") {
+            "aesni"
+        } else {
+            "ttable-nct"
+        };
+        assert_eq!(Aes::auto().name(), expect);
+    }
+}
