@@ -240,21 +240,48 @@ impl AesKey {
     /// CTR mode (SP 800-38A §6.5) with the whole 128-bit block as a
     /// big-endian counter, as OpenSSL's and RustCrypto's Ctr128BE do.
     pub fn ctr_xor(&self, iv: &[u8; 16], buf: &mut [u8]) {
+        self.ctr_xor_with(iv, buf, false)
+    }
+
+    /// CTR with GCM's inc32 (SP 800-38D §6.2): only the last 32 bits count,
+    /// wrapping modulo 2^32.
+    pub fn ctr32_xor(&self, iv: &[u8; 16], buf: &mut [u8]) {
+        self.ctr_xor_with(iv, buf, true)
+    }
+
+    fn ctr_xor_with(&self, iv: &[u8; 16], buf: &mut [u8], inc32: bool) {
         match &self.inner {
             #[cfg(target_arch = "x86_64")]
-            Inner::AesNi(t, k) => aesni::ctr_xor(*t, k, iv, buf),
+            Inner::AesNi(t, k) => aesni::ctr_xor(*t, k, iv, buf, inc32),
             _ => {
                 let mut ctr = u128::from_be_bytes(*iv);
                 for chunk in buf.chunks_mut(16) {
                     let mut ks = ctr.to_be_bytes();
                     self.encrypt_blocks(&mut ks);
                     chunk.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
-                    ctr = ctr.wrapping_add(1);
+                    ctr = next_counter(ctr, inc32);
                 }
             }
         }
     }
+
+    /// Encrypt one block (GCM's H and tag mask, CCM's CBC-MAC).
+    pub fn encrypt_block(&self, b: &mut [u8; 16]) {
+        self.encrypt_blocks(b);
+    }
 }
+
+/// The next counter block: +1 on the whole block, or on its last 32 bits.
+#[inline(always)]
+pub(crate) fn next_counter(ctr: u128, inc32: bool) -> u128 {
+    if inc32 {
+        (ctr & !0xffff_ffff) | u128::from((ctr as u32).wrapping_add(1))
+    } else {
+        ctr.wrapping_add(1)
+    }
+}
+
+impl AesKey {}
 
 #[cfg(test)]
 mod tests {

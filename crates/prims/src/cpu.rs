@@ -44,3 +44,19 @@ impl AesNi {
         None
     }
 }
+
+/// Proof that the CPU has PCLMULQDQ (and SSE2, SSSE3 for byte shuffles).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pclmul(());
+
+impl Pclmul {
+    pub fn detect() -> Option<Pclmul> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("pclmulqdq")
+            && std::arch::is_x86_feature_detected!("ssse3")
+        {
+            return Some(Pclmul(()));
+        }
+        None
+    }
+}

@@ -14,4 +14,6 @@ pub mod aead;
 pub mod aes;
 pub mod chacha20;
 pub mod cpu;
+pub mod gcm;
+pub mod ghash;
 pub mod poly1305;

@@ -126,12 +126,12 @@ pub fn decrypt_blocks(_t: AesNi, k: &Keys, buf: &mut [u8]) {
 }
 
 #[target_feature(enable = "aes,sse2")]
-fn ctr(k: &Keys, iv: &[u8; 16], buf: &mut [u8]) {
+fn ctr(k: &Keys, iv: &[u8; 16], buf: &mut [u8], inc32: bool) {
     let rk = load_keys(&k.enc);
     let mut ctr = u128::from_be_bytes(*iv);
     let mut next = || {
         let c = ctr.to_be_bytes();
-        ctr = ctr.wrapping_add(1);
+        ctr = super::next_counter(ctr, inc32);
         // SAFETY: unaligned 16-byte load from a 16-byte array.
         unsafe { _mm_loadu_si128(c.as_ptr().cast()) }
     };
@@ -158,7 +158,7 @@ fn ctr(k: &Keys, iv: &[u8; 16], buf: &mut [u8]) {
     }
 }
 
-pub fn ctr_xor(_t: AesNi, k: &Keys, iv: &[u8; 16], buf: &mut [u8]) {
+pub fn ctr_xor(_t: AesNi, k: &Keys, iv: &[u8; 16], buf: &mut [u8], inc32: bool) {
     // SAFETY: the AesNi token exists only when the CPU has AES-NI and SSE2.
-    unsafe { ctr(k, iv, buf) }
+    unsafe { ctr(k, iv, buf, inc32) }
 }

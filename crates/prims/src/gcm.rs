@@ -1,0 +1,153 @@
+//! AES-GCM (SP 800-38D) from any AES variant and any GHASH variant.
+
+use crate::aead::AuthError;
+use crate::aes::{Aes, AesKey};
+use crate::ghash::{Ghash, GhashKey};
+
+#[derive(Clone)]
+pub struct Gcm {
+    aes: AesKey,
+    ghash: GhashKey,
+}
+
+/// Constant-time comparison of equal-length byte strings.
+pub fn ct_eq_slices(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && std::hint::black_box(a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y))) == 0
+}
+
+impl Gcm {
+    /// `key` is 16, 24 or 32 bytes.
+    pub fn new(aes: Aes, ghash: Ghash, key: &[u8]) -> Option<Gcm> {
+        let aes = aes.key(key)?;
+        let mut h = [0u8; 16];
+        aes.encrypt_block(&mut h);
+        Some(Gcm {
+            ghash: ghash.key(&h),
+            aes,
+        })
+    }
+
+    pub fn variant_name(&self) -> String {
+        let g = match &self.ghash {
+            GhashKey::Soft(_) => "4bit-nct",
+            #[cfg(target_arch = "x86_64")]
+            GhashKey::Pclmul(..) => "pclmul",
+        };
+        format!("aes/{}+ghash/{g}", self.aes.variant.name())
+    }
+
+    fn j0(&self, iv: &[u8]) -> [u8; 16] {
+        let mut j0 = [0u8; 16];
+        if iv.len() == 12 {
+            j0[..12].copy_from_slice(iv);
+            j0[15] = 1;
+        } else {
+            self.ghash.update_padded(&mut j0, iv);
+            let mut len = [0u8; 16];
+            len[8..].copy_from_slice(&((iv.len() as u64) * 8).to_be_bytes());
+            self.ghash.update_padded(&mut j0, &len);
+        }
+        j0
+    }
+
+    fn full_tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        let mut s = [0u8; 16];
+        self.ghash.update_padded(&mut s, aad);
+        self.ghash.update_padded(&mut s, ct);
+        let mut len = [0u8; 16];
+        len[..8].copy_from_slice(&((aad.len() as u64) * 8).to_be_bytes());
+        len[8..].copy_from_slice(&((ct.len() as u64) * 8).to_be_bytes());
+        self.ghash.update_padded(&mut s, &len);
+        let mut ek = *j0;
+        self.aes.encrypt_block(&mut ek);
+        core::array::from_fn(|i| s[i] ^ ek[i])
+    }
+
+    fn inc32(j0: &[u8; 16]) -> [u8; 16] {
+        let mut c = *j0;
+        let n = u32::from_be_bytes(c[12..].try_into().expect("4")).wrapping_add(1);
+        c[12..].copy_from_slice(&n.to_be_bytes());
+        c
+    }
+
+    /// Encrypt `buf` in place; write `tag.len()` (4..=16) bytes of tag.
+    pub fn seal(&self, iv: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) {
+        let j0 = self.j0(iv);
+        self.aes.ctr32_xor(&Self::inc32(&j0), buf);
+        let t = self.full_tag(&j0, aad, buf);
+        let n = tag.len();
+        tag.copy_from_slice(&t[..n]);
+    }
+
+    /// Verify and decrypt in place; `buf` is untouched on failure.
+    pub fn open(&self, iv: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), AuthError> {
+        let j0 = self.j0(iv);
+        let t = self.full_tag(&j0, aad, buf);
+        if tag.is_empty() || tag.len() > 16 || !ct_eq_slices(&t[..tag.len()], tag) {
+            return Err(AuthError);
+        }
+        self.aes.ctr32_xor(&Self::inc32(&j0), buf);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(s: &str) -> Vec<u8> {
+        hex::decode(s).unwrap()
+    }
+
+    #[test]
+    fn gcm_spec_test_case_4_every_pair() {
+        let key = h("feffe9928665731c6d6a8f9467308308");
+        let iv = h("cafebabefacedbaddecaf888");
+        let aad = h("feedfacedeadbeeffeedfacedeadbeefabaddad2");
+        let pt = h("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39");
+        let ct = h("42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091");
+        let tag = h("5bc94fbc3221a5db94fae95ae7121a47");
+        for a in Aes::available() {
+            for g in Ghash::available() {
+                let gcm = Gcm::new(a, g, &key).unwrap();
+                let mut b = pt.clone();
+                let mut t = [0u8; 16];
+                gcm.seal(&iv, &aad, &mut b, &mut t);
+                assert_eq!(b, ct, "{}", gcm.variant_name());
+                assert_eq!(t.to_vec(), tag, "{}", gcm.variant_name());
+                gcm.open(&iv, &aad, &mut b, &t).unwrap();
+                assert_eq!(b, pt);
+            }
+        }
+    }
+
+    #[test]
+    fn ghash_variants_agree_on_many_lengths() {
+        let key = h("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+        let data: Vec<u8> = (0..700).map(|i| (i * 13 + 1) as u8).collect();
+        let gs = Ghash::available();
+        for len in [
+            0usize, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 255, 256, 700,
+        ] {
+            let tags: Vec<[u8; 16]> = gs
+                .iter()
+                .map(|g| {
+                    let gcm = Gcm::new(Aes::auto(), *g, &key).unwrap();
+                    let mut b = data[..len].to_vec();
+                    let mut t = [0u8; 16];
+                    gcm.seal(&data[..12], &data[100..100 + len.min(77)], &mut b, &mut t);
+                    t
+                })
+                .collect();
+            assert!(tags.windows(2).all(|w| w[0] == w[1]), "len {len}");
+        }
+    }
+
+    #[test]
+    fn inc32_wraps_within_the_last_word() {
+        let c = Gcm::inc32(&[0xff; 16]);
+        assert_eq!(&c[..12], &[0xff; 12]);
+        assert_eq!(&c[12..], &[0, 0, 0, 0]);
+    }
+}

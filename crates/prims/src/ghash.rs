@@ -1,0 +1,96 @@
+//! GHASH (SP 800-38D §6.4) in two variants: Shoup's 4-bit tables
+//! (`4bit-nct`, not constant time) and PCLMULQDQ with four blocks aggregated
+//! (`pclmul`).
+
+#[cfg(target_arch = "x86_64")]
+pub mod pclmul;
+pub mod soft4bit;
+
+use crate::cpu;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ghash {
+    Soft4bit,
+    #[cfg(target_arch = "x86_64")]
+    Pclmul(cpu::Pclmul),
+}
+
+pub const VARIANTS: &[&str] = &["4bit-nct", "pclmul"];
+
+impl Ghash {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ghash::Soft4bit => "4bit-nct",
+            #[cfg(target_arch = "x86_64")]
+            Ghash::Pclmul(_) => "pclmul",
+        }
+    }
+
+    pub fn by_name(name: &str) -> Result<Ghash, String> {
+        match name {
+            "4bit-nct" => Ok(Ghash::Soft4bit),
+            #[cfg(target_arch = "x86_64")]
+            "pclmul" => cpu::Pclmul::detect()
+                .map(Ghash::Pclmul)
+                .ok_or_else(|| "CPU lacks PCLMULQDQ".into()),
+            #[cfg(not(target_arch = "x86_64"))]
+            "pclmul" => Err("not an x86_64 CPU".into()),
+            _ => Err(format!(
+                "unknown GHASH variant '{name}'; valid: {}",
+                VARIANTS.join(", ")
+            )),
+        }
+    }
+
+    pub fn available() -> Vec<Ghash> {
+        VARIANTS
+            .iter()
+            .filter_map(|n| Ghash::by_name(n).ok())
+            .collect()
+    }
+
+    pub fn auto() -> Ghash {
+        *Ghash::available()
+            .last()
+            .expect("the 4-bit tables always run")
+    }
+
+    pub fn key(self, h: &[u8; 16]) -> GhashKey {
+        match self {
+            Ghash::Soft4bit => GhashKey::Soft(soft4bit::Key::new(u128::from_be_bytes(*h))),
+            #[cfg(target_arch = "x86_64")]
+            Ghash::Pclmul(t) => GhashKey::Pclmul(t, pclmul::Key::new(t, h)),
+        }
+    }
+}
+
+/// GHASH keyed with H.
+#[derive(Clone)]
+pub enum GhashKey {
+    Soft(soft4bit::Key),
+    #[cfg(target_arch = "x86_64")]
+    Pclmul(cpu::Pclmul, pclmul::Key),
+}
+
+impl GhashKey {
+    /// Absorb `data`, zero-padded to whole blocks, into the state `y`.
+    pub fn update_padded(&self, y: &mut [u8; 16], data: &[u8]) {
+        let whole = data.len() / 16 * 16;
+        let mut tail = [0u8; 16];
+        tail[..data.len() - whole].copy_from_slice(&data[whole..]);
+        let tail: &[u8] = if whole < data.len() { &tail } else { &[] };
+        match self {
+            GhashKey::Soft(k) => {
+                let mut s = u128::from_be_bytes(*y);
+                k.update(&mut s, &data[..whole]);
+                k.update(&mut s, tail);
+                *y = s.to_be_bytes();
+            }
+            #[cfg(target_arch = "x86_64")]
+            GhashKey::Pclmul(t, k) => {
+                k.update(*t, y, &data[..whole]);
+                k.update(*t, y, tail);
+            }
+        }
+    }
+}
