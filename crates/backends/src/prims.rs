@@ -1,12 +1,15 @@
-//! ango's own primitives (crate `ango-prims`) as a backend: ChaCha20,
-//! ChaCha20-Poly1305, AES-ECB and AES-CTR, each with every variant
-//! selectable and the best this CPU runs as "auto". The algorithms ango
-//! does not implement yet say so.
+//! ango's own primitives (crate `ango-prims`) as a backend: every algorithm
+//! of the speed study — ChaCha20, ChaCha20-Poly1305, AES-ECB/CTR/GCM/CCM —
+//! each with every variant selectable and the best this CPU runs as
+//! "auto".
 
 use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable, Variant};
 use ango_prims::aead::{AuthError, ChaCha20Poly1305};
 use ango_prims::aes::{Aes, AesKey};
+use ango_prims::ccm::Ccm;
 use ango_prims::chacha20::ChaCha20;
+use ango_prims::gcm::Gcm;
+use ango_prims::ghash::Ghash;
 use ango_prims::poly1305::Poly1305;
 
 const NAME: &str = "ango";
@@ -102,6 +105,105 @@ fn parse_variant(algo: Algorithm, name: &str) -> Result<(ChaCha20, Option<Poly13
     Ok((c, p))
 }
 
+/// AES-GCM and AES-CCM of ango's own code, any nonce and tag length the
+/// standards allow.
+struct AesAead {
+    gcm: Option<Gcm>,
+    ccm: Option<Ccm>,
+    nonce_len: usize,
+    tag_len: usize,
+}
+
+impl Aead for AesAead {
+    fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
+        if nonce.len() != self.nonce_len || tag.len() != self.tag_len {
+            return Err(err("nonce or tag length does not match the instance"));
+        }
+        match (&self.gcm, &self.ccm) {
+            (Some(g), _) => g.seal(nonce, aad, buf, tag),
+            (_, Some(c)) => {
+                if !c.seal(nonce, aad, buf, tag) {
+                    return Err(err("unsupported CCM nonce or tag length"));
+                }
+            }
+            _ => unreachable!("one mode is set"),
+        }
+        Ok(())
+    }
+
+    fn open(
+        &mut self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        if nonce.len() != self.nonce_len {
+            return Err(err("nonce length does not match the instance"));
+        }
+        out.copy_from_slice(ct);
+        let r = match (&self.gcm, &self.ccm) {
+            (Some(g), _) => g.open(nonce, aad, out, tag),
+            (_, Some(c)) => c.open(nonce, aad, out, tag),
+            _ => unreachable!("one mode is set"),
+        };
+        r.map_err(|AuthError| Error::AuthFailed)
+    }
+}
+
+fn aes_aead(
+    algo: Algorithm,
+    variant: &str,
+    key: &[u8],
+    nonce_len: usize,
+    tag_len: usize,
+) -> Result<Box<dyn Aead>> {
+    let bad = |why: String| Error::usage(format!("{algo} variant '{variant}': {why}"));
+    if key.len() != algo.key_len() {
+        return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
+    }
+    let mut parts = variant.split('+');
+    let aes = parts
+        .next()
+        .and_then(|p| p.strip_prefix("aes/"))
+        .ok_or_else(|| bad("expected aes/<variant>".into()))?;
+    let aes = Aes::by_name(aes).map_err(bad)?;
+    let gcm = matches!(algo, Algorithm::Aes128Gcm | Algorithm::Aes256Gcm);
+    let (g, c) = if gcm {
+        let gh = parts
+            .next()
+            .and_then(|p| p.strip_prefix("ghash/"))
+            .ok_or_else(|| bad("expected +ghash/<variant>".into()))?;
+        let gh = Ghash::by_name(gh).map_err(bad)?;
+        if nonce_len == 0 || !(4..=16).contains(&tag_len) {
+            return Err(err(format!(
+                "GCM with a {nonce_len}-byte nonce and {tag_len}-byte tag"
+            )));
+        }
+        (Gcm::new(aes, gh, key), None)
+    } else {
+        if !(7..=13).contains(&nonce_len)
+            || !(4..=16).contains(&tag_len)
+            || !tag_len.is_multiple_of(2)
+        {
+            return Err(err(format!(
+                "CCM with a {nonce_len}-byte nonce and {tag_len}-byte tag"
+            )));
+        }
+        (None, Ccm::new(aes, key))
+    };
+    if g.is_none() && c.is_none() {
+        return Err(err("bad AES key length"));
+    }
+    Ok(Box::new(AesAead {
+        gcm: g,
+        ccm: c,
+        nonce_len,
+        tag_len,
+    }))
+}
+
 enum AesMode {
     Ecb,
     Ctr,
@@ -163,13 +265,30 @@ fn auto_variant(algo: Algorithm) -> Option<String> {
         )),
         Algorithm::ChaCha20 => Some(format!("chacha20/{}", ChaCha20::auto().name())),
         a if aes_mode(a).is_some() => Some(format!("aes/{}", Aes::auto().name())),
+        Algorithm::Aes128Ccm | Algorithm::Aes256Ccm => Some(format!("aes/{}", Aes::auto().name())),
+        Algorithm::Aes128Gcm | Algorithm::Aes256Gcm => Some(format!(
+            "aes/{}+ghash/{}",
+            Aes::auto().name(),
+            Ghash::auto().name()
+        )),
         _ => None,
     }
 }
 
 impl Backend for Prims {
     fn variants(&self, algo: Algorithm) -> Vec<Variant> {
-        if aes_mode(algo).is_some() {
+        if matches!(algo, Algorithm::Aes128Gcm | Algorithm::Aes256Gcm) {
+            return ango_prims::aes::VARIANTS
+                .iter()
+                .flat_map(|a| {
+                    ango_prims::ghash::VARIANTS.iter().map(move |g| Variant {
+                        name: format!("aes/{a}+ghash/{g}"),
+                        available: Aes::by_name(a).and_then(|_| Ghash::by_name(g)).map(|_| ()),
+                    })
+                })
+                .collect();
+        }
+        if aes_mode(algo).is_some() || matches!(algo, Algorithm::Aes128Ccm | Algorithm::Aes256Ccm) {
             return ango_prims::aes::VARIANTS
                 .iter()
                 .map(|a| Variant {
@@ -211,6 +330,15 @@ impl Backend for Prims {
         nonce_len: usize,
         tag_len: usize,
     ) -> Result<Box<dyn Aead>> {
+        if matches!(
+            algo,
+            Algorithm::Aes128Gcm
+                | Algorithm::Aes256Gcm
+                | Algorithm::Aes128Ccm
+                | Algorithm::Aes256Ccm
+        ) {
+            return aes_aead(algo, variant, key, nonce_len, tag_len);
+        }
         if algo != Algorithm::ChaCha20Poly1305 || (nonce_len, tag_len) != (12, 16) {
             return Err(err(format!("{algo} with a {nonce_len}-byte nonce and {tag_len}-byte tag is not implemented by ango")));
         }

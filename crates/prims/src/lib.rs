@@ -12,6 +12,7 @@
 
 pub mod aead;
 pub mod aes;
+pub mod ccm;
 pub mod chacha20;
 pub mod cpu;
 pub mod gcm;
