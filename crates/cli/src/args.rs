@@ -31,7 +31,7 @@ pub enum Cmd {
     /// Rebuild report.html of a results directory from what it holds.
     Report(ReportArgs),
     /// Run every known-answer test and cross-backend check, and print a pass/fail table.
-    Verify,
+    Verify(VerifyArgs),
     /// Internal: measure in a child process with a different environment.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -109,6 +109,15 @@ pub struct FormatArgs {
     /// table or json.
     #[arg(long, default_value = "table")]
     pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Run a Wycheproof AEAD test file (aes_gcm_test.json, aes_ccm_test.json,
+    /// chacha20_poly1305_test.json, ...) against every backend and variant
+    /// that provides its algorithm, instead of the built-in checks.
+    #[arg(long, value_name = "FILE.json")]
+    pub wycheproof: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

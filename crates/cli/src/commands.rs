@@ -20,7 +20,10 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::List(a) => list(&a),
         Cmd::Env(a) => env_cmd(&a),
         Cmd::Report(a) => report_cmd(&a.dir).map(|_| 0),
-        Cmd::Verify => verify(),
+        Cmd::Verify(a) => match &a.wycheproof {
+            Some(p) => verify_wycheproof(p),
+            None => verify(),
+        },
         Cmd::Worker => worker(),
     }
 }
@@ -371,6 +374,59 @@ fn implementations(a: Algorithm) -> Vec<Impl> {
         }
     }
     out
+}
+
+fn verify_wycheproof(path: &Path) -> Result<i32> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::usage(format!(
+            "cannot read {}: {e}; give a Wycheproof AEAD test file (.json)",
+            path.display()
+        ))
+    })?;
+    let file = ango_verify::wycheproof::parse(&path.display().to_string(), &text)?;
+    for u in &file.unsupported {
+        println!("skipped groups: {u} (no algorithm of ango's by that name)");
+    }
+    let mut algos: Vec<Algorithm> = file.cases.iter().map(|c| c.algorithm).collect();
+    algos.sort();
+    algos.dedup();
+    let mut failed = 0;
+    println!(
+        "{:<18} {:<44} {:>6} {:>6} {:>8} {:>10}",
+        "algorithm", "backend[variant]", "pass", "fail", "skipped", "acceptable"
+    );
+    for a in algos {
+        let imps = implementations(a);
+        if imps.is_empty() {
+            println!("{:<18} no backend provides it here", a.name());
+        }
+        for imp in imps {
+            let o = imp.with(|b| ango_verify::wycheproof::run(b, a, &file));
+            failed += o.failed;
+            println!(
+                "{:<18} {:<44} {:>6} {:>6} {:>8} {:>10}",
+                a.name(),
+                imp.label,
+                o.passed,
+                o.failed,
+                o.skipped,
+                o.acceptable
+            );
+            if !o.failures.is_empty() {
+                println!(
+                    "    failed: {}",
+                    o.failures
+                        .iter()
+                        .take(20)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+    }
+    println!("\n{failed} failed");
+    Ok(if failed == 0 { 0 } else { 1 })
 }
 
 fn verify() -> Result<i32> {

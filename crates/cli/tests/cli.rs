@@ -401,3 +401,23 @@ fn impl_selects_named_variants_and_auto_is_the_widest() {
         assert!(r.kat.starts_with("pass"), "{}: {}", r.implementation, r.kat);
     }
 }
+
+#[test]
+fn verify_runs_wycheproof_files_against_every_implementation() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+    let a = ango()
+        .args(["verify", "--wycheproof", &format!("{data}chacha20_poly1305_sample.json")])
+        .assert()
+        .success();
+    let s = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(s.contains("openssl") && s.contains("rustcrypto") && s.contains("ango[chacha20/portable+poly1305/radix26]"), "{s}");
+    assert!(s.contains("\n0 failed"), "{s}");
+    // A file whose "valid" case is not: every implementation must fail it.
+    let a = ango()
+        .args(["verify", "--wycheproof", &format!("{data}chacha20_poly1305_wrong.json")])
+        .assert()
+        .code(1);
+    let s = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(s.contains("failed: tcId 6 (valid)"), "{s}");
+    rejects(&["verify", "--wycheproof", "/nonexistent.json"], "Wycheproof AEAD test file");
+}

@@ -4,5 +4,6 @@
 pub mod cross;
 pub mod kat;
 pub mod vectors;
+pub mod wycheproof;
 
 pub use kat::KatReport;
