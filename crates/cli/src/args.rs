@@ -22,6 +22,8 @@ pub enum Cmd {
     Run(RunArgs),
     /// The symmetric speed study of seed 000 (throughput by message size).
     Speed(SpeedArgs),
+    /// The latency study of seed 001: ns per message at every length, every variant and backend.
+    Latency(SpeedArgs),
     /// Compare two results directories, or two configurations of one (DIR@hw=on DIR@hw=off).
     Compare(CompareArgs),
     /// Every algorithm × backend × implementation, available or not (with the reason).
@@ -64,8 +66,8 @@ pub struct SpeedArgs {
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub samples: Option<String>,
     /// kbps (1000s of bytes/s, as openssl speed), MBps, Gbps, cpb or ns.
-    #[arg(long, value_name = "UNIT", default_value = "kbps")]
-    pub unit: String,
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
     /// table, json, csv or md.
     #[arg(long, value_name = "FORMAT", default_value = "table")]
     pub format: String,
@@ -77,8 +79,8 @@ pub struct SpeedArgs {
     pub quick: bool,
     /// Variants of ango's own primitives: auto (the best this CPU runs), all,
     /// or names like chacha20/sse2 (see `ango list`).
-    #[arg(long = "impl", value_name = "LIST", default_value = "auto")]
-    pub impls: String,
+    #[arg(long = "impl", value_name = "LIST")]
+    pub impls: Option<String>,
     /// Re-measure a noisy point (robust CV > 5%) up to N more times and keep the steadiest attempt.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub retries: Option<String>,
@@ -132,10 +134,20 @@ fn list(s: &str) -> impl Iterator<Item = &str> {
 
 /// Sizes: "16,64,256" or "START:END:STEP" (inclusive), each 1..=256 MiB.
 pub fn parse_sizes(s: &str) -> Result<Vec<usize>> {
+    parse_sizes_from(s, 1)
+}
+
+/// Sizes of at least `min` bytes (the latency study allows 0).
+pub fn parse_sizes_from(s: &str, min: i128) -> Result<Vec<usize>> {
     const MAX: usize = 256 << 20;
+    let what_ok = if min == 0 {
+        "byte counts from 0"
+    } else {
+        "positive byte counts"
+    };
     let bad = |what: &str| {
         Error::usage(format!(
-            "invalid --sizes '{s}': {what}; give positive byte counts up to {MAX}, e.g. 16,64,1024 or 16:4096:16"
+            "invalid --sizes '{s}': {what}; give {what_ok} up to {MAX}, e.g. 16,64,1024 or 16:4096:16"
         ))
     };
     let one = |x: &str| -> Result<usize> {
@@ -143,7 +155,7 @@ pub fn parse_sizes(s: &str) -> Result<Vec<usize>> {
             .trim()
             .parse()
             .map_err(|_| bad(&format!("'{x}' is not a number")))?;
-        if v <= 0 || v > MAX as i128 {
+        if v < min || v > MAX as i128 {
             return Err(bad(&format!("{v} is out of range")));
         }
         Ok(v as usize)
@@ -211,6 +223,31 @@ pub fn parse_cpu(s: &str) -> Result<usize> {
 }
 
 impl SpeedArgs {
+    /// The latency study's spec: default ChaCha20 at 0..4096 step 16, every
+    /// variant, short points, hw on.
+    pub fn latency_spec(&self, run_id: &str) -> Result<SpeedSpec> {
+        let mut a = self.clone();
+        a.algo.get_or_insert_with(|| "chacha20".into());
+        a.impls.get_or_insert_with(|| "all".into());
+        if a.time.is_none() && a.samples.is_none() {
+            a.time = Some(if a.quick {
+                "0.01".into()
+            } else {
+                "0.05".into()
+            });
+        }
+        let sizes = parse_sizes_from(a.sizes.as_deref().unwrap_or("0:4096:16"), 0)?;
+        a.sizes = Some("16".into()); // validated separately: 0 is allowed here
+        let mut spec = a.spec(run_id, "on")?;
+        spec.sizes = sizes;
+        spec.suite = "latency".into();
+        if spec.hw != vec![Hw::On] {
+            return Err(Error::usage("the latency study runs with --hw on only"));
+        }
+        spec.validate()?;
+        Ok(spec)
+    }
+
     /// Check every option and build the study's spec; nothing is written
     /// before this succeeds.
     pub fn spec(&self, run_id: &str, default_hw: &str) -> Result<SpeedSpec> {
@@ -255,7 +292,9 @@ impl SpeedArgs {
             Some(s) => parse_num("--aad", s, 0usize, 65_536)?,
         };
         let ops = Operation::parse_list(&self.op)?;
-        ango_report::Unit::parse(&self.unit)?;
+        if let Some(u) = &self.unit {
+            ango_report::Unit::parse(u)?;
+        }
         if let Some(c) = &self.cpu {
             parse_cpu(c)?;
         }
@@ -284,7 +323,10 @@ impl SpeedArgs {
             time,
             samples,
             retries,
-            impls: list(&self.impls).map(String::from).collect(),
+            impls: list(self.impls.as_deref().unwrap_or("auto"))
+                .map(String::from)
+                .collect(),
+            suite: ango_study::speed::SUITE.into(),
         };
         if spec.impls.is_empty() {
             return Err(Error::usage(

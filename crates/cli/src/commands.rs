@@ -14,8 +14,9 @@ use std::path::Path;
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.cmd {
-        Cmd::Run(a) => run(&a.speed, true),
-        Cmd::Speed(a) => run(&a, false),
+        Cmd::Run(a) => run(&a.speed, Mode::Run),
+        Cmd::Speed(a) => run(&a, Mode::Speed),
+        Cmd::Latency(a) => run(&a, Mode::Latency),
         Cmd::Compare(a) => compare_cmd(&a),
         Cmd::List(a) => list(&a),
         Cmd::Env(a) => env_cmd(&a),
@@ -71,13 +72,32 @@ pub fn capture_env(run_id: &str) -> EnvInfo {
     e
 }
 
-fn run(a: &SpeedArgs, is_run: bool) -> Result<i32> {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Run,
+    Speed,
+    Latency,
+}
+
+/// Seed 001's Table 1 columns.
+const LATENCY_TABLE_SIZES: &[u64] = &[16, 64, 512, 1024, 2048, 4096];
+
+fn run(a: &SpeedArgs, mode: Mode) -> Result<i32> {
+    let is_run = mode == Mode::Run;
     let (ts, date) = utc_now();
     let host = ango_harness::env::hostname();
     let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
     // Validate everything before anything is written.
-    let spec: SpeedSpec = a.spec(&run_id, if is_run { "both" } else { "on" })?;
-    let unit = Unit::parse(&a.unit)?;
+    let spec: SpeedSpec = match mode {
+        Mode::Latency => a.latency_spec(&run_id)?,
+        Mode::Run => a.spec(&run_id, "both")?,
+        Mode::Speed => a.spec(&run_id, "on")?,
+    };
+    let unit = Unit::parse(a.unit.as_deref().unwrap_or(if mode == Mode::Latency {
+        "ns"
+    } else {
+        "kbps"
+    }))?;
     let format = Format::parse(&a.format)?;
     let planned = spec.plan_points()?;
     let total = planned.run.len() * spec.points_per_triple();
@@ -128,16 +148,32 @@ fn run(a: &SpeedArgs, is_run: bool) -> Result<i32> {
             outcome.interrupted,
         )?;
     }
-    let out = formats::render(&sink.records, format, unit, cycle_label);
+    let shown: Vec<SpeedRecord> = if mode == Mode::Latency && format == Format::Table {
+        println!(
+            "Seed 001's Table 1 lengths; every length is in the JSON/CSV output and the report."
+        );
+        sink.records
+            .iter()
+            .filter(|r| LATENCY_TABLE_SIZES.contains(&r.size_bytes))
+            .cloned()
+            .collect()
+    } else {
+        sink.records.clone()
+    };
+    let out = formats::render(&shown, format, unit, cycle_label);
     print!("{out}");
     if format == Format::Table && !sink.records.is_empty() {
         println!();
-        print!("{}", formats::cv_table(&sink.records));
+        print!("{}", formats::cv_table(&shown));
         if env.cycle_source == "tsc" {
             println!("cycles: {}", env.cycle_source_note);
         }
-        let f = ango_report::findings::speed(&sink.records);
-        if is_run && !f.is_empty() {
+        let f = if mode == Mode::Latency {
+            ango_report::findings::latency(&sink.records)
+        } else {
+            ango_report::findings::speed(&sink.records)
+        };
+        if mode != Mode::Speed && !f.is_empty() {
             println!("\nFindings:");
             for x in f {
                 println!("- {x}");

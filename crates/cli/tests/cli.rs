@@ -406,18 +406,67 @@ fn impl_selects_named_variants_and_auto_is_the_widest() {
 fn verify_runs_wycheproof_files_against_every_implementation() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
     let a = ango()
-        .args(["verify", "--wycheproof", &format!("{data}chacha20_poly1305_sample.json")])
+        .args([
+            "verify",
+            "--wycheproof",
+            &format!("{data}chacha20_poly1305_sample.json"),
+        ])
         .assert()
         .success();
     let s = String::from_utf8_lossy(&a.get_output().stdout).to_string();
-    assert!(s.contains("openssl") && s.contains("rustcrypto") && s.contains("ango[chacha20/portable+poly1305/radix26]"), "{s}");
+    assert!(
+        s.contains("openssl")
+            && s.contains("rustcrypto")
+            && s.contains("ango[chacha20/portable+poly1305/radix26]"),
+        "{s}"
+    );
     assert!(s.contains("\n0 failed"), "{s}");
     // A file whose "valid" case is not: every implementation must fail it.
     let a = ango()
-        .args(["verify", "--wycheproof", &format!("{data}chacha20_poly1305_wrong.json")])
+        .args([
+            "verify",
+            "--wycheproof",
+            &format!("{data}chacha20_poly1305_wrong.json"),
+        ])
         .assert()
         .code(1);
     let s = String::from_utf8_lossy(&a.get_output().stdout).to_string();
     assert!(s.contains("failed: tcId 6 (valid)"), "{s}");
-    rejects(&["verify", "--wycheproof", "/nonexistent.json"], "Wycheproof AEAD test file");
+    rejects(
+        &["verify", "--wycheproof", "/nonexistent.json"],
+        "Wycheproof AEAD test file",
+    );
+}
+
+#[test]
+fn latency_study_covers_every_variant_from_zero_bytes() {
+    let a = ango()
+        .args([
+            "latency",
+            "--sizes",
+            "0:64:16",
+            "--samples",
+            "3",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let v: Vec<ango_core::SpeedRecord> = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    assert!(v
+        .iter()
+        .all(|r| r.suite == "latency" && r.algorithm == "chacha20"));
+    let sizes: std::collections::BTreeSet<u64> = v.iter().map(|r| r.size_bytes).collect();
+    assert_eq!(
+        sizes.into_iter().collect::<Vec<_>>(),
+        vec![0, 16, 32, 48, 64]
+    );
+    for imp in ["chacha20/portable", "chacha20/sse2"] {
+        assert!(v.iter().any(|r| r.implementation == imp), "{imp} missing");
+    }
+    assert!(
+        v.iter().any(|r| r.backend == "openssl") && v.iter().any(|r| r.backend == "rustcrypto")
+    );
+    rejects(&["latency", "--sizes", "-1"], "byte counts from 0");
+    rejects(&["latency", "--hw", "off"], "--hw on only");
 }

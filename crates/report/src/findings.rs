@@ -208,3 +208,77 @@ mod tests {
         );
     }
 }
+
+/// Findings of the latency study (seed 001): where each implementation
+/// overtakes the portable variant of ango's own code.
+pub fn latency(records: &[SpeedRecord]) -> Vec<String> {
+    use std::collections::BTreeMap;
+    let mut out = Vec::new();
+    let mut algos: Vec<&str> = records.iter().map(|r| r.algorithm.as_str()).collect();
+    algos.sort();
+    algos.dedup();
+    for algo in algos {
+        // label -> size -> median ns
+        let mut by: BTreeMap<String, BTreeMap<u64, f64>> = BTreeMap::new();
+        for r in records
+            .iter()
+            .filter(|r| r.algorithm == algo && r.operation == "encrypt")
+        {
+            let label = if r.backend == "ango" {
+                r.implementation.clone()
+            } else {
+                r.backend.clone()
+            };
+            by.entry(label)
+                .or_default()
+                .insert(r.size_bytes, r.median_ns);
+        }
+        let Some(base) = by
+            .keys()
+            .filter(|k| k.contains("/portable"))
+            .max_by_key(|k| k.contains("radix44"))
+            .cloned()
+        else {
+            continue;
+        };
+        let base_pts = by[&base].clone();
+        for (label, pts) in &by {
+            if *label == base {
+                continue;
+            }
+            let common: Vec<(u64, f64, f64)> = pts
+                .iter()
+                .filter_map(|(s, m)| base_pts.get(s).map(|b| (*s, *m, *b)))
+                .collect();
+            if common.len() < 2 {
+                continue;
+            }
+            // The smallest length from which this implementation stays faster.
+            let mut cross: Option<u64> = None;
+            for (s, m, b) in common.iter().rev() {
+                if m < b {
+                    cross = Some(*s);
+                } else {
+                    break;
+                }
+            }
+            let (s0, m0, b0) = common[0];
+            let short = if m0 < b0 * 0.98 {
+                "faster"
+            } else if m0 > b0 * 1.02 {
+                "slower"
+            } else {
+                "no faster"
+            };
+            let text = match cross {
+                Some(c) if c == s0 => format!("{label} is faster than {base} at every length measured ({s0} B: {m0:.1} vs {b0:.1} ns)"),
+                Some(c) => format!(
+                    "{label} is {short} than {base} at {s0} B ({m0:.1} vs {b0:.1} ns) and faster from {c} B on"
+                ),
+                None => format!("{label} never stays faster than {base} up to the longest length measured"),
+            };
+            out.push(format!("{algo}: {text}."));
+        }
+    }
+    out
+}

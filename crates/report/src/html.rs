@@ -367,8 +367,111 @@ const METHOD: &str = "<h2>How the numbers were taken</h2><ul>\
 <li>Against <code>openssl speed</code>: OpenSSL 3.5's <code>speed -evp</code> picks its per-message AEAD loop only for GCM, CCM, OCB and SIV modes (and that loop re-keys every message); ChaCha20-Poly1305 is a stream-cipher mode to it, so even with <code>-aead</code> it is timed as one endless stream of Update calls — no nonce, no Poly1305 one-time key, no AAD, no tag per message — the same kind of shortcut seed 000 §5.3.3 found for CCM. Expect ango's ChaCha20-Poly1305 to be lower than <code>openssl speed</code>'s by the per-message set-up (about a fifth at 8 KiB here), and its AES-GCM slightly higher (no re-keying).</li>\
 <li>This machine may be shared and noisy: compare ratios measured side by side in one run (<code>ango compare</code>), not absolute figures across runs.</li></ul>";
 
+fn latency_section(records: &[SpeedRecord]) -> String {
+    if records.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<h2>Latency study (seed 001)</h2><p>Nanoseconds per message at each length, median with its 95% confidence interval (bands in the charts), every implementation in one run.</p><ul>");
+    for f in crate::findings::latency(records) {
+        let _ = write!(out, "<li>{}</li>", escape(&f));
+    }
+    out.push_str("</ul>");
+    let label = |r: &SpeedRecord| {
+        if r.backend == "ango" {
+            format!("ango {}", r.implementation)
+        } else {
+            r.backend.clone()
+        }
+    };
+    let mut algos = distinct(records, |r| r.algorithm.clone());
+    algos.sort_by_key(|a| algo_index(a));
+    for a in &algos {
+        let rs: Vec<&SpeedRecord> = records.iter().filter(|r| &r.algorithm == a).collect();
+        let mut labels: Vec<String> = Vec::new();
+        for r in &rs {
+            if !labels.contains(&label(r)) {
+                labels.push(label(r));
+            }
+        }
+        let series: Vec<Series> = labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Series {
+                label: l.clone(),
+                color: PALETTE[i % PALETTE.len()],
+                dashed: !l.starts_with("ango"),
+                points: rs
+                    .iter()
+                    .filter(|r| &label(r) == l)
+                    .map(|r| {
+                        (
+                            r.size_bytes as f64,
+                            r.median_ns,
+                            Some((r.ci95_low_ns, r.ci95_high_ns)),
+                        )
+                    })
+                    .collect(),
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "<figure>{}<figcaption>{}: latency against message length; bands are the 95% confidence intervals of the medians. Dashed: libraries.</figcaption></figure>",
+            crate::svg::band_chart(&Chart {
+                title: format!("{a}: latency vs message length"),
+                x_label: "message length (bytes)".into(),
+                y_label: "ns per message".into(),
+                series,
+            }),
+            escape(a)
+        );
+        // Seed 001's Table 1.
+        let sizes: Vec<u64> = [16u64, 64, 512, 1024, 2048, 4096]
+            .into_iter()
+            .filter(|s| rs.iter().any(|r| r.size_bytes == *s))
+            .collect();
+        out.push_str("<table><tr><th>implementation</th>");
+        for s in &sizes {
+            let _ = write!(out, "<th>{s} B<br>ns [95% CI]</th>");
+        }
+        out.push_str("</tr>");
+        for l in &labels {
+            let _ = write!(out, "<tr><td>{}</td>", escape(l));
+            for s in &sizes {
+                match rs.iter().find(|r| &label(r) == l && r.size_bytes == *s) {
+                    Some(r) => {
+                        let _ = write!(
+                            out,
+                            "<td class=\"n{}\">{:.1} [{:.1}–{:.1}]</td>",
+                            if r.noisy { " noisy" } else { "" },
+                            r.median_ns,
+                            r.ci95_low_ns,
+                            r.ci95_high_ns
+                        );
+                    }
+                    None => out.push_str("<td>–</td>"),
+                }
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table>");
+    }
+    out
+}
+
 /// Render the whole page.
 pub fn render(d: &ReportData) -> String {
+    let total = d.records.len();
+    let (latency, speed): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
+        .records
+        .iter()
+        .cloned()
+        .partition(|r| r.suite == "latency");
+    let d = &ReportData {
+        env: d.env.clone(),
+        records: speed,
+        events: d.events.clone(),
+        notes: d.notes.clone(),
+    };
     let mut out = String::new();
     let run_id = d
         .records
@@ -378,10 +481,10 @@ pub fn render(d: &ReportData) -> String {
         .unwrap_or_default();
     let _ = write!(
         out,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>ango report {}</title><style>{CSS}</style></head><body><h1>ango: symmetric speed study</h1><p>Run <code>{}</code>, {} points{}.</p>",
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>ango report {}</title><style>{CSS}</style></head><body><h1>ango: symmetric study</h1><p>Run <code>{}</code>, {} points{}.</p>",
         escape(&run_id),
         escape(&run_id),
-        d.records.len(),
+        total,
         d.env.as_ref().map(|e| format!(", {} on {}", escape(&e.time), escape(&e.cpu_model))).unwrap_or_default()
     );
     for n in &d.notes {
@@ -395,10 +498,13 @@ pub fn render(d: &ReportData) -> String {
         }
         out.push_str("</ul>");
     }
-    out.push_str("<h2>Charts</h2>");
-    out.push_str(&charts(&d.records));
-    out.push_str("<h2>Tables</h2>");
-    out.push_str(&tables(&d.records));
+    if !d.records.is_empty() {
+        out.push_str("<h2>Charts</h2>");
+        out.push_str(&charts(&d.records));
+        out.push_str("<h2>Tables</h2>");
+        out.push_str(&tables(&d.records));
+    }
+    out.push_str(&latency_section(&latency));
     out.push_str(METHOD);
     out.push_str(&events_section(&d.events));
     if let Some(env) = &d.env {

@@ -237,8 +237,152 @@ pub fn line_chart(c: &Chart) -> String {
     out
 }
 
+/// A "nice" tick step (1, 2 or 5 × 10^k) giving about `n` ticks over `range`.
+fn nice_step(range: f64, n: f64) -> f64 {
+    let raw = (range / n).max(f64::MIN_POSITIVE);
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// A chart with linear axes from zero, each series drawn as a line over a
+/// translucent band spanning its (low, high) values — latency against
+/// message length with the 95% interval of each median, as seed 001 draws it.
+pub fn band_chart(c: &Chart) -> String {
+    let (w, h) = (760.0, 380.0);
+    let (ml, mr, mt, mb) = (70.0, 250.0, 34.0, 48.0);
+    let (pw, ph) = (w - ml - mr, h - mt - mb);
+    let pts = || c.series.iter().flat_map(|s| s.points.iter());
+    let xmax = pts().map(|p| p.0).fold(0.0f64, f64::max).max(1.0);
+    let ymax = pts()
+        .map(|p| p.2.map_or(p.1, |b| b.1).max(p.1))
+        .fold(0.0f64, f64::max)
+        .max(1.0);
+    let (xs, ys) = (nice_step(xmax, 8.0), nice_step(ymax, 6.0));
+    let (x1, y1) = ((xmax / xs).ceil() * xs, (ymax / ys).ceil() * ys);
+    let px = |x: f64| ml + x / x1 * pw;
+    let py = |y: f64| mt + ph - y / y1 * ph;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" font-size="11" role="img"><title>{t}</title><rect width="{w}" height="{h}" fill="white"/><text x="{ml}" y="20" font-size="14" font-weight="bold">{t}</text>"#,
+        t = escape(&c.title)
+    );
+    let mut y = 0.0;
+    while y <= y1 + 1e-9 {
+        let _ = write!(
+            out,
+            r##"<line x1="{ml}" x2="{}" y1="{:.1}" y2="{:.1}" stroke="#e4e4e4"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
+            ml + pw,
+            py(y),
+            py(y),
+            ml - 6.0,
+            py(y) + 4.0,
+            fmt_num(y)
+        );
+        y += ys;
+    }
+    let mut x = 0.0;
+    while x <= x1 + 1e-9 {
+        let _ = write!(
+            out,
+            r##"<line x1="{:.1}" x2="{:.1}" y1="{mt}" y2="{}" stroke="#f0f0f0"/><text x="{:.1}" y="{}" text-anchor="middle">{}</text>"##,
+            px(x),
+            px(x),
+            mt + ph,
+            px(x),
+            mt + ph + 16.0,
+            fmt_num(x)
+        );
+        x += xs;
+    }
+    let _ = write!(
+        out,
+        r##"<rect x="{ml}" y="{mt}" width="{pw}" height="{ph}" fill="none" stroke="#444"/><text x="{}" y="{}" text-anchor="middle">{}</text><text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}</text>"##,
+        ml + pw / 2.0,
+        h - 10.0,
+        escape(&c.x_label),
+        mt + ph / 2.0,
+        escape(&c.y_label)
+    );
+    for (i, s) in c.series.iter().enumerate() {
+        let mut p: Vec<&Point> = s.points.iter().collect();
+        p.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
+        let upper: Vec<String> = p
+            .iter()
+            .map(|q| format!("{:.1},{:.1}", px(q.0), py(q.2.map_or(q.1, |b| b.1))))
+            .collect();
+        let lower: Vec<String> = p
+            .iter()
+            .rev()
+            .map(|q| format!("{:.1},{:.1}", px(q.0), py(q.2.map_or(q.1, |b| b.0))))
+            .collect();
+        let _ = write!(
+            out,
+            r#"<polygon points="{} {}" fill="{}" fill-opacity="0.18" stroke="none"/>"#,
+            upper.join(" "),
+            lower.join(" "),
+            s.color
+        );
+        let line: Vec<String> = p
+            .iter()
+            .map(|q| format!("{:.1},{:.1}", px(q.0), py(q.1)))
+            .collect();
+        let dash = if s.dashed {
+            r#" stroke-dasharray="6 3""#
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            r#"<polyline fill="none" stroke="{}" stroke-width="1.5"{dash} points="{}"><title>{}</title></polyline>"#,
+            s.color,
+            line.join(" "),
+            escape(&s.label)
+        );
+        let ly = mt + 6.0 + i as f64 * 16.0;
+        let lx = ml + pw + 12.0;
+        let _ = write!(
+            out,
+            r#"<line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" stroke="{}" stroke-width="2"{dash}/><text x="{}" y="{}">{}</text>"#,
+            lx + 22.0,
+            s.color,
+            lx + 28.0,
+            ly + 4.0,
+            escape(&s.label)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn band_chart_draws_a_band_per_series() {
+        let c = super::Chart {
+            title: "t".into(),
+            x_label: "bytes".into(),
+            y_label: "ns".into(),
+            series: vec![super::Series {
+                label: "a".into(),
+                color: super::PALETTE[0],
+                dashed: false,
+                points: vec![
+                    (0.0, 10.0, Some((9.0, 11.0))),
+                    (4096.0, 900.0, Some((880.0, 930.0))),
+                ],
+            }],
+        };
+        let s = super::band_chart(&c);
+        assert_eq!(s.matches("<polygon").count(), 1);
+        assert!(s.contains("<polyline") && s.ends_with("</svg>"));
+        assert_eq!(super::nice_step(4096.0, 8.0), 1000.0);
+    }
+
     use super::*;
 
     #[test]

@@ -46,6 +46,14 @@ pub struct SpeedSpec {
     /// one (`chacha20/sse2` picks every AEAD variant built on it).
     #[serde(default = "auto_impl")]
     pub impls: Vec<String>,
+    /// "speed" (throughput study of seed 000) or "latency" (seed 001: time
+    /// per message at every length).
+    #[serde(default = "speed_suite")]
+    pub suite: String,
+}
+
+fn speed_suite() -> String {
+    SUITE.into()
 }
 
 fn auto_impl() -> Vec<String> {
@@ -578,7 +586,7 @@ fn to_record(
     let record = SpeedRecord {
         schema: SCHEMA_VERSION,
         run_id: spec.run_id.clone(),
-        suite: SUITE.into(),
+        suite: spec.suite.clone(),
         algorithm: a.name().into(),
         operation: op.name().into(),
         backend: b.name().into(),
@@ -622,7 +630,7 @@ fn to_record(
     };
     let samples = SampleSet {
         run_id: spec.run_id.clone(),
-        suite: SUITE.into(),
+        suite: spec.suite.clone(),
         algorithm: a.name().into(),
         operation: op.name().into(),
         backend: b.name().into(),
@@ -729,6 +737,7 @@ mod tests {
             samples: Some(3),
             retries: 0,
             impls: vec!["auto".into()],
+            suite: SUITE.into(),
         };
         let cc = CycleCounter::open();
         let mut sink = crate::event::VecSink::default();
@@ -763,6 +772,7 @@ mod tests {
             samples: None,
             retries: 0,
             impls: vec!["auto".into()],
+            suite: SUITE.into(),
         };
         assert!(spec
             .validate()
