@@ -172,43 +172,6 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rec(algo: &str, hw: &str, bps: f64) -> SpeedRecord {
-        let mut r: SpeedRecord = serde_json::from_value(serde_json::json!({
-            "schema": 1, "run_id": "t", "suite": "speed", "algorithm": algo, "operation": "encrypt",
-            "backend": "openssl", "implementation": "evp", "hw": hw, "ia32cap": null,
-            "library_cpu_view": null, "size_bytes": 16384, "aad_bytes": 13, "samples": 10,
-            "iterations_per_sample": 1, "median_ns": 1.0, "q1_ns": 1.0, "q3_ns": 1.0, "mean_ns": 1.0,
-            "sd_ns": 0.0, "min_ns": 1.0, "max_ns": 1.0, "robust_cv": 0.0, "ci95_low_ns": 1.0,
-            "ci95_high_ns": 1.0, "bytes_per_second": 1.0, "cycles_per_byte": null,
-            "cycles_per_op": null, "cycle_source": "tsc", "timer_overhead_ns": 20.0, "noisy": false, "attempts": 1,
-            "warnings": [], "kat": "pass 1/1", "method": "m", "time": "t"
-        }))
-        .unwrap();
-        r.bytes_per_second = bps;
-        r
-    }
-
-    #[test]
-    fn aes_ni_ratio_and_ccm_vs_ctr() {
-        let rs = vec![
-            rec("aes-128-gcm", "on", 8e9),
-            rec("aes-128-gcm", "off", 1e9),
-            rec("aes-128-ccm", "on", 1e9),
-            rec("aes-128-ctr", "on", 4e9),
-        ];
-        let f = speed(&rs).join("\n");
-        assert!(f.contains("aes-128-gcm at 16384 B: 8.0× slower"), "{f}");
-        assert!(
-            f.contains("aes-128-ccm runs at 4.00× the time of aes-128-ctr"),
-            "{f}"
-        );
-    }
-}
-
 /// Findings of the latency study (seed 001): where each implementation
 /// overtakes the portable variant of ango's own code.
 pub fn latency(records: &[SpeedRecord]) -> Vec<String> {
@@ -281,4 +244,41 @@ pub fn latency(records: &[SpeedRecord]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(algo: &str, hw: &str, bps: f64) -> SpeedRecord {
+        let mut r: SpeedRecord = serde_json::from_value(serde_json::json!({
+            "schema": 1, "run_id": "t", "suite": "speed", "algorithm": algo, "operation": "encrypt",
+            "backend": "openssl", "implementation": "evp", "hw": hw, "ia32cap": null,
+            "library_cpu_view": null, "size_bytes": 16384, "aad_bytes": 13, "samples": 10,
+            "iterations_per_sample": 1, "median_ns": 1.0, "q1_ns": 1.0, "q3_ns": 1.0, "mean_ns": 1.0,
+            "sd_ns": 0.0, "min_ns": 1.0, "max_ns": 1.0, "robust_cv": 0.0, "ci95_low_ns": 1.0,
+            "ci95_high_ns": 1.0, "bytes_per_second": 1.0, "cycles_per_byte": null,
+            "cycles_per_op": null, "cycle_source": "tsc", "timer_overhead_ns": 20.0, "noisy": false, "attempts": 1,
+            "warnings": [], "kat": "pass 1/1", "method": "m", "time": "t"
+        }))
+        .unwrap();
+        r.bytes_per_second = bps;
+        r
+    }
+
+    #[test]
+    fn aes_ni_ratio_and_ccm_vs_ctr() {
+        let rs = vec![
+            rec("aes-128-gcm", "on", 8e9),
+            rec("aes-128-gcm", "off", 1e9),
+            rec("aes-128-ccm", "on", 1e9),
+            rec("aes-128-ctr", "on", 4e9),
+        ];
+        let f = speed(&rs).join("\n");
+        assert!(f.contains("aes-128-gcm at 16384 B: 8.0× slower"), "{f}");
+        assert!(
+            f.contains("aes-128-ccm runs at 4.00× the time of aes-128-ctr"),
+            "{f}"
+        );
+    }
 }
