@@ -523,6 +523,25 @@ fn verify() -> Result<i32> {
             parts.join(" ")
         );
     }
+    println!(
+        "\n{:<18} placement: the same output at buffer offsets 0..15, open leaves its inputs alone",
+        "algorithm"
+    );
+    for &a in Algorithm::ALL {
+        let imps = implementations(a);
+        let mut bad = Vec::new();
+        for imp in &imps {
+            if let Err(e) = imp.with(|b| ango_verify::cross::placement(b, a, 20, 0x51de)) {
+                bad.push(format!("{}: {e}", imp.label));
+            }
+        }
+        failed += bad.len();
+        if bad.is_empty() {
+            println!("{:<18} pass ({} implementations)", a.name(), imps.len());
+        } else {
+            println!("{:<18} FAIL {}", a.name(), bad.join("; "));
+        }
+    }
     println!("\n{failed} failed");
     Ok(if failed == 0 { 0 } else { 1 })
 }

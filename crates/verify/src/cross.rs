@@ -95,3 +95,64 @@ pub fn digest(
     }
     Ok(h)
 }
+
+/// The SUPERCOP checks beyond the digest: the same message gives the same
+/// output wherever it sits in memory (offsets 1..=15 against 0), and an
+/// open leaves the ciphertext, tag and AAD it was given as they were.
+/// Returns a description of the first difference.
+pub fn placement(b: &dyn Backend, algo: Algorithm, rounds: usize, seed: u64) -> Result<()> {
+    let mut rng = Rng::new(seed);
+    let mut key = vec![0u8; algo.key_len()];
+    rng.fill(&mut key);
+    let bm = algo.block_multiple();
+    for round in 0..rounds {
+        let len = rng.below(1025) as usize / bm * bm;
+        let mut msg = vec![0u8; len];
+        rng.fill(&mut msg);
+        let mut nonce = vec![0u8; algo.nonce_len()];
+        rng.fill(&mut nonce);
+        if algo == Algorithm::ChaCha20 {
+            nonce[..4].fill(0);
+        }
+        let mut aad = vec![0u8; rng.below(40) as usize];
+        rng.fill(&mut aad);
+        let run = |off: usize| -> Result<(Vec<u8>, Vec<u8>)> {
+            let mut store = vec![0u8; len + 16];
+            store[off..off + len].copy_from_slice(&msg);
+            let buf = &mut store[off..off + len];
+            match algo.kind() {
+                Kind::Aead => {
+                    let mut a = b.aead(algo, &key, algo.nonce_len(), algo.tag_len())?;
+                    let mut tag = vec![0u8; algo.tag_len()];
+                    a.seal(&nonce, &aad, buf, &mut tag)?;
+                    let ct = buf.to_vec();
+                    let (aad0, tag0) = (aad.clone(), tag.clone());
+                    let mut out_store = vec![0u8; len + 16];
+                    let out = &mut out_store[15 - off..15 - off + len];
+                    a.open(&nonce, &aad, buf, &tag, out)?;
+                    if out != &msg[..] || buf != &ct[..] || aad != aad0 || tag != tag0 {
+                        return Err(Error::Kat(format!(
+                            "open at offset {off} changed its inputs or failed"
+                        )));
+                    }
+                    Ok((ct, tag))
+                }
+                Kind::Cipher => {
+                    let mut c = b.cipher(algo, &key)?;
+                    c.encrypt(&nonce, buf)?;
+                    Ok((buf.to_vec(), Vec::new()))
+                }
+            }
+        };
+        let base = run(0)?;
+        for off in 1..16 {
+            if run(off)? != base {
+                return Err(Error::Kat(format!(
+                    "{}: {algo} round {round}, {len} bytes: output differs at offset {off}",
+                    b.name()
+                )));
+            }
+        }
+    }
+    Ok(())
+}

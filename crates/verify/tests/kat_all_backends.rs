@@ -83,3 +83,57 @@ TAG = 1ae10b594f09e26a7e902ecbd0600692\n";
         assert!(!r.ok());
     }
 }
+
+/// A cipher whose output depends on where the buffer sits: the placement
+/// check must catch it.
+struct AlignDependent;
+struct AlignCipher;
+
+impl ango_core::Cipher for AlignCipher {
+    fn encrypt(&mut self, _iv: &[u8], buf: &mut [u8]) -> ango_core::Result<()> {
+        if let Some(b) = buf.first_mut() {
+            *b ^= (b as *mut u8 as usize % 16) as u8;
+        }
+        Ok(())
+    }
+    fn decrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> ango_core::Result<()> {
+        self.encrypt(iv, buf)
+    }
+}
+
+impl Backend for AlignDependent {
+    fn name(&self) -> &'static str {
+        "align"
+    }
+    fn version(&self) -> String {
+        "test".into()
+    }
+    fn availability(&self, _: Algorithm, _: Hw) -> Result<(), ango_core::Unavailable> {
+        Ok(())
+    }
+    fn implementation(&self, _: Algorithm, _: Hw) -> String {
+        "test".into()
+    }
+    fn aead(
+        &self,
+        _: Algorithm,
+        _: &[u8],
+        _: usize,
+        _: usize,
+    ) -> ango_core::Result<Box<dyn ango_core::Aead>> {
+        Err(ango_core::Error::usage("none"))
+    }
+    fn cipher(&self, _: Algorithm, _: &[u8]) -> ango_core::Result<Box<dyn ango_core::Cipher>> {
+        Ok(Box::new(AlignCipher))
+    }
+}
+
+#[test]
+fn placement_check_catches_alignment_dependent_output() {
+    assert!(ango_verify::cross::placement(&AlignDependent, Algorithm::ChaCha20, 5, 1).is_err());
+    for b in ango_backends::registry() {
+        for &a in Algorithm::ALL.iter().filter(|&&a| provides(b, a)) {
+            ango_verify::cross::placement(b, a, 10, 3).unwrap();
+        }
+    }
+}
