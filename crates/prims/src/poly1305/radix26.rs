@@ -10,12 +10,54 @@ fn le32(b: &[u8]) -> u32 {
 
 #[derive(Clone)]
 pub struct Poly1305 {
-    r: [u32; 5],
+    pub(crate) r: [u32; 5],
     s: [u32; 4],
-    h: [u32; 5],
+    pub(crate) h: [u32; 5],
     pad: [u32; 4],
-    buf: [u8; 16],
-    buf_len: usize,
+    pub(crate) buf: [u8; 16],
+    pub(crate) buf_len: usize,
+}
+
+/// a · b mod 2^130 - 5 on 26-bit limbs (partially reduced, like `h`).
+pub(crate) fn mul_limbs(a: [u32; 5], b: [u32; 5]) -> [u32; 5] {
+    let [a0, a1, a2, a3, a4] = a.map(u64::from);
+    let [b0, b1, b2, b3, b4] = b.map(u64::from);
+    let (s1, s2, s3, s4) = (b1 * 5, b2 * 5, b3 * 5, b4 * 5);
+    let d = [
+        a0 * b0 + a1 * s4 + a2 * s3 + a3 * s2 + a4 * s1,
+        a0 * b1 + a1 * b0 + a2 * s4 + a3 * s3 + a4 * s2,
+        a0 * b2 + a1 * b1 + a2 * b0 + a3 * s4 + a4 * s3,
+        a0 * b3 + a1 * b2 + a2 * b1 + a3 * b0 + a4 * s4,
+        a0 * b4 + a1 * b3 + a2 * b2 + a3 * b1 + a4 * b0,
+    ];
+    carry(d)
+}
+
+/// Carry 64-bit limb sums back to 26-bit limbs (h1 may exceed 2^26 by a
+/// little, as after every block).
+pub(crate) fn carry(mut d: [u64; 5]) -> [u32; 5] {
+    let mut h = [0u32; 5];
+    for i in 0..4 {
+        d[i + 1] += d[i] >> 26;
+        h[i] = d[i] as u32 & M26;
+    }
+    let c = d[4] >> 26;
+    h[4] = d[4] as u32 & M26;
+    let h0 = u64::from(h[0]) + c * 5;
+    h[0] = h0 as u32 & M26;
+    h[1] += (h0 >> 26) as u32;
+    h
+}
+
+/// The five 26-bit limbs of a 16-byte block, with the 2^128 bit added.
+pub(crate) fn block_limbs(m: &[u8]) -> [u32; 5] {
+    [
+        le32(&m[0..]) & M26,
+        (le32(&m[3..]) >> 2) & M26,
+        (le32(&m[6..]) >> 4) & M26,
+        (le32(&m[9..]) >> 6) & M26,
+        (le32(&m[12..]) >> 8) | (1 << 24),
+    ]
 }
 
 impl Poly1305 {
@@ -43,7 +85,7 @@ impl Poly1305 {
         }
     }
 
-    fn block(&mut self, m: &[u8; 16], hibit: u32) {
+    pub(crate) fn block(&mut self, m: &[u8; 16], hibit: u32) {
         let [r0, r1, r2, r3, r4] = self.r.map(u64::from);
         let [s1, s2, s3, s4] = self.s.map(u64::from);
         let h = &mut self.h;
