@@ -4,7 +4,9 @@
 //!   textbook way; NOT constant time);
 //! - `ttable-nct`: four 8→32-bit tables per direction (fast in software; NOT
 //!   constant time: table indices are secret);
-//! - `aesni`: the AES instructions, eight blocks in flight for ECB and CTR.
+//! - `aesni`: the AES instructions, eight blocks in flight for ECB and CTR;
+//! - `vaes`: the AES instructions on 256-bit registers, sixteen blocks in
+//!   flight.
 //!
 //! The two table variants say "nct" (not constant time) in their names so
 //! every record and table carries it.
@@ -13,6 +15,8 @@
 pub mod aesni;
 pub mod fips_sbox;
 pub mod ttable;
+#[cfg(target_arch = "x86_64")]
+pub mod vaes;
 
 use crate::cpu;
 
@@ -124,9 +128,11 @@ pub enum Aes {
     TTable,
     #[cfg(target_arch = "x86_64")]
     AesNi(cpu::AesNi),
+    #[cfg(target_arch = "x86_64")]
+    Vaes(cpu::Vaes),
 }
 
-pub const VARIANTS: &[&str] = &["fips-sbox-nct", "ttable-nct", "aesni"];
+pub const VARIANTS: &[&str] = &["fips-sbox-nct", "ttable-nct", "aesni", "vaes"];
 
 impl Aes {
     pub fn name(self) -> &'static str {
@@ -135,6 +141,8 @@ impl Aes {
             Aes::TTable => "ttable-nct",
             #[cfg(target_arch = "x86_64")]
             Aes::AesNi(_) => "aesni",
+            #[cfg(target_arch = "x86_64")]
+            Aes::Vaes(_) => "vaes",
         }
     }
 
@@ -146,8 +154,12 @@ impl Aes {
             "aesni" => cpu::AesNi::detect()
                 .map(Aes::AesNi)
                 .ok_or_else(|| "CPU lacks AES-NI".into()),
+            #[cfg(target_arch = "x86_64")]
+            "vaes" => cpu::Vaes::detect()
+                .map(Aes::Vaes)
+                .ok_or_else(|| "CPU lacks VAES with AVX2".into()),
             #[cfg(not(target_arch = "x86_64"))]
-            "aesni" => Err("not an x86_64 CPU".into()),
+            "aesni" | "vaes" => Err("not an x86_64 CPU".into()),
             _ => Err(format!(
                 "unknown AES variant '{name}'; valid: {}",
                 VARIANTS.join(", ")
@@ -162,11 +174,12 @@ impl Aes {
             .collect()
     }
 
-    /// The best variant here: AES-NI, else the T-tables.
+    /// The best variant here: VAES, else AES-NI, else the T-tables.
     pub fn auto() -> Aes {
-        Aes::available()
-            .into_iter()
-            .find(|a| a.name() == "aesni")
+        let av = Aes::available();
+        ["vaes", "aesni"]
+            .iter()
+            .find_map(|n| av.iter().copied().find(|a| a.name() == *n))
             .unwrap_or(Aes::TTable)
     }
 
@@ -175,6 +188,8 @@ impl Aes {
         let ks = match self {
             #[cfg(target_arch = "x86_64")]
             Aes::AesNi(t) => expand_key(key, |w| aesni::sub_word(t, w))?,
+            #[cfg(target_arch = "x86_64")]
+            Aes::Vaes(t) => expand_key(key, |w| aesni::sub_word(t.aesni(), w))?,
             _ => expand_key(key, sub_word_table)?,
         };
         let inner = match self {
@@ -182,6 +197,8 @@ impl Aes {
             Aes::TTable => Inner::TTable(ttable::Keys::new(&ks)),
             #[cfg(target_arch = "x86_64")]
             Aes::AesNi(t) => Inner::AesNi(t, aesni::Keys::new(t, &ks)),
+            #[cfg(target_arch = "x86_64")]
+            Aes::Vaes(t) => Inner::Vaes(t, aesni::Keys::new(t.aesni(), &ks)),
         };
         Some(AesKey {
             variant: self,
@@ -196,6 +213,8 @@ enum Inner {
     TTable(ttable::Keys),
     #[cfg(target_arch = "x86_64")]
     AesNi(cpu::AesNi, aesni::Keys),
+    #[cfg(target_arch = "x86_64")]
+    Vaes(cpu::Vaes, aesni::Keys),
 }
 
 /// An expanded key of one variant.
@@ -219,6 +238,8 @@ impl AesKey {
                 .for_each(|b| k.encrypt_block(b.try_into().expect("16"))),
             #[cfg(target_arch = "x86_64")]
             Inner::AesNi(t, k) => aesni::encrypt_blocks(*t, k, buf),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes(t, k) => vaes::encrypt_blocks(*t, k, buf),
         }
     }
 
@@ -234,6 +255,8 @@ impl AesKey {
                 .for_each(|b| k.decrypt_block(b.try_into().expect("16"))),
             #[cfg(target_arch = "x86_64")]
             Inner::AesNi(t, k) => aesni::decrypt_blocks(*t, k, buf),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes(t, k) => vaes::decrypt_blocks(*t, k, buf),
         }
     }
 
@@ -253,6 +276,8 @@ impl AesKey {
         match &self.inner {
             #[cfg(target_arch = "x86_64")]
             Inner::AesNi(t, k) => aesni::ctr_xor(*t, k, iv, buf, inc32),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes(t, k) => vaes::ctr_xor(*t, k, iv, buf, inc32),
             _ => {
                 let mut ctr = u128::from_be_bytes(*iv);
                 for chunk in buf.chunks_mut(16) {
@@ -351,7 +376,7 @@ mod tests {
             let reference = Aes::FipsSbox.key(&key[..klen]).unwrap();
             for v in Aes::available() {
                 let k = v.key(&key[..klen]).unwrap();
-                for blocks in [1, 7, 8, 9, 16, 41] {
+                for blocks in [1, 2, 3, 7, 8, 9, 15, 16, 17, 18, 41] {
                     let (mut a, mut b) =
                         (data[..16 * blocks].to_vec(), data[..16 * blocks].to_vec());
                     reference.encrypt_blocks(&mut a);
@@ -371,8 +396,14 @@ mod tests {
     }
 
     #[test]
-    fn auto_is_aesni_where_the_cpu_has_it() {
-        let expect = if cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("aes") {
+    fn auto_is_vaes_then_aesni_where_the_cpu_has_them() {
+        let x86 = cfg!(target_arch = "x86_64");
+        let expect = if x86
+            && std::arch::is_x86_feature_detected!("vaes")
+            && std::arch::is_x86_feature_detected!("avx2")
+        {
+            "vaes"
+        } else if x86 && std::arch::is_x86_feature_detected!("aes") {
             "aesni"
         } else {
             "ttable-nct"

@@ -60,3 +60,25 @@ impl Pclmul {
         None
     }
 }
+
+/// Proof that the CPU has VAES with AVX2 (256-bit AES rounds) and AES-NI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vaes(());
+
+impl Vaes {
+    pub fn detect() -> Option<Vaes> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("vaes")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("aes")
+        {
+            return Some(Vaes(()));
+        }
+        None
+    }
+
+    /// VAES implies the AES-NI key schedule is available.
+    pub fn aesni(self) -> AesNi {
+        AesNi(())
+    }
+}

@@ -11,9 +11,9 @@ use core::arch::x86_64::*;
 /// for the equivalent inverse cipher.
 #[derive(Clone)]
 pub struct Keys {
-    rounds: usize,
-    enc: [[u8; 16]; 15],
-    dec: [[u8; 16]; 15],
+    pub(crate) rounds: usize,
+    pub(crate) enc: [[u8; 16]; 15],
+    pub(crate) dec: [[u8; 16]; 15],
 }
 
 #[target_feature(enable = "aes,sse2")]
