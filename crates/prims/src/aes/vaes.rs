@@ -8,9 +8,10 @@ use core::arch::x86_64::*;
 
 #[target_feature(enable = "vaes,avx2,aes")]
 fn load_keys(k: &[[u8; 16]; 15]) -> [__m256i; 15] {
-    // SAFETY: unaligned 16-byte loads from 16-byte arrays.
     core::array::from_fn(|i| {
-        _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(k[i].as_ptr().cast()) })
+        // SAFETY: unaligned 16-byte load from a 16-byte array.
+        let key = unsafe { _mm_loadu_si128(k[i].as_ptr().cast()) };
+        _mm256_broadcastsi128_si256(key)
     })
 }
 
