@@ -2,6 +2,7 @@
 //! every backend of an algorithm agrees with every other.
 
 pub mod cross;
+pub mod differential;
 pub mod kat;
 pub mod vectors;
 pub mod wycheproof;
