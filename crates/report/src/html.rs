@@ -30,17 +30,12 @@ fn algo_index(name: &str) -> usize {
         .unwrap_or(0)
 }
 
-fn series_from(
-    records: &[&SpeedRecord],
-    label: String,
-    color: &'static str,
-    dashed: bool,
-) -> Series {
+fn series_from(records: &[&SpeedRecord], label: String, color: &'static str, style: u8) -> Series {
     let u = Unit::MBps;
     Series {
         label,
         color,
-        dashed,
+        style,
         points: records
             .iter()
             .filter_map(|r| Some((r.size_bytes as f64, u.value(r)?, u.iqr(r))))
@@ -92,7 +87,7 @@ fn charts(records: &[SpeedRecord]) -> String {
                             &pts,
                             format!("{a} ({b})"),
                             PALETTE[algo_index(a) % PALETTE.len()],
-                            bi > 0,
+                            bi.min(2) as u8,
                         ));
                     }
                 }
@@ -102,7 +97,7 @@ fn charts(records: &[SpeedRecord]) -> String {
             }
             let _ = write!(
                 out,
-                "<figure>{}<figcaption>Median throughput (MB/s, log scale) against message size (bytes, log scale), encryption, hw={}; whiskers span the interquartile range. Dashed lines: second backend.</figcaption></figure>",
+                "<figure>{}<figcaption>Median throughput (MB/s, log scale) against message size (bytes, log scale), encryption, hw={}; whiskers span the interquartile range. Line style: solid, dashed and dotted for the first, second and third backend.</figcaption></figure>",
                 line_chart(&Chart {
                     title: format!("{title}, hw={hw}: throughput vs message size"),
                     x_label: "message size (bytes)".into(),
@@ -136,7 +131,7 @@ fn charts(records: &[SpeedRecord]) -> String {
                     &pts,
                     format!("{} hw={} {}", parts[0], parts[1], parts[2]),
                     PALETTE[i % PALETTE.len()],
-                    parts[2] == "decrypt",
+                    u8::from(parts[2] == "decrypt"),
                 ));
             }
         }
@@ -399,7 +394,7 @@ fn latency_section(records: &[SpeedRecord]) -> String {
             .map(|(i, l)| Series {
                 label: l.clone(),
                 color: PALETTE[i % PALETTE.len()],
-                dashed: !l.starts_with("ango"),
+                style: if l.starts_with("ango") { 0 } else { 1 },
                 points: rs
                     .iter()
                     .filter(|r| &label(r) == l)

@@ -10,7 +10,8 @@ pub type Point = (f64, f64, Option<(f64, f64)>);
 pub struct Series {
     pub label: String,
     pub color: &'static str,
-    pub dashed: bool,
+    /// 0 solid, 1 dashed, 2 dotted.
+    pub style: u8,
     pub points: Vec<Point>,
 }
 
@@ -42,6 +43,15 @@ fn fmt_num(v: f64) -> String {
         format!("{v:.0}")
     } else {
         format!("{v}")
+    }
+}
+
+/// The SVG attribute for a line style (0 solid, 1 dashed, 2 dotted).
+fn dash_attr(style: u8) -> &'static str {
+    match style {
+        0 => "",
+        1 => r#" stroke-dasharray="6 3""#,
+        _ => r#" stroke-dasharray="2 3""#,
     }
 }
 
@@ -181,11 +191,7 @@ pub fn line_chart(c: &Chart) -> String {
     for (i, s) in c.series.iter().enumerate() {
         let mut p: Vec<&Point> = s.points.iter().filter(|p| p.0 > 0.0 && p.1 > 0.0).collect();
         p.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
-        let dash = if s.dashed {
-            r#" stroke-dasharray="6 3""#
-        } else {
-            ""
-        };
+        let dash = dash_attr(s.style);
         let path: Vec<String> = p
             .iter()
             .map(|q| format!("{:.1},{:.1}", px(q.0), py(q.1)))
@@ -331,11 +337,7 @@ pub fn band_chart(c: &Chart) -> String {
             .iter()
             .map(|q| format!("{:.1},{:.1}", px(q.0), py(q.1)))
             .collect();
-        let dash = if s.dashed {
-            r#" stroke-dasharray="6 3""#
-        } else {
-            ""
-        };
+        let dash = dash_attr(s.style);
         let _ = write!(
             out,
             r#"<polyline fill="none" stroke="{}" stroke-width="1.5"{dash} points="{}"><title>{}</title></polyline>"#,
@@ -370,7 +372,7 @@ mod tests {
             series: vec![super::Series {
                 label: "a".into(),
                 color: super::PALETTE[0],
-                dashed: false,
+                style: 0,
                 points: vec![
                     (0.0, 10.0, Some((9.0, 11.0))),
                     (4096.0, 900.0, Some((880.0, 930.0))),
@@ -394,7 +396,7 @@ mod tests {
             series: vec![Series {
                 label: "x&y".into(),
                 color: PALETTE[0],
-                dashed: true,
+                style: 1,
                 points: vec![(16.0, 100.0, Some((90.0, 110.0))), (16384.0, 2000.0, None)],
             }],
         };
