@@ -391,7 +391,9 @@ fn impl_selects_named_variants_and_auto_is_the_widest() {
         imps.contains(&"chacha20/portable") && imps.contains(&"chacha20/sse2"),
         "{imps:?}"
     );
-    let auto = if std::arch::is_x86_feature_detected!("avx2") {
+    let auto = if std::arch::is_x86_feature_detected!("avx512f") {
+        "chacha20/avx512"
+    } else if std::arch::is_x86_feature_detected!("avx2") {
         "chacha20/avx2"
     } else {
         "chacha20/sse2"

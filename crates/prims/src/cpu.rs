@@ -82,3 +82,17 @@ impl Vaes {
         AesNi(())
     }
 }
+
+/// Proof that the CPU has AVX-512F.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx512(());
+
+impl Avx512 {
+    pub fn detect() -> Option<Avx512> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return Some(Avx512(()));
+        }
+        None
+    }
+}
