@@ -8,6 +8,34 @@ pub mod radix44;
 
 use crate::cpu;
 
+/// Feed `data` through the 16-byte buffer `buf` (holding `len` bytes),
+/// handing every whole block to `block`; what is left stays buffered.
+pub(crate) fn buffered(
+    buf: &mut [u8; 16],
+    len: &mut usize,
+    mut data: &[u8],
+    mut block: impl FnMut(&[u8; 16]),
+) {
+    if *len > 0 {
+        let take = (16 - *len).min(data.len());
+        buf[*len..*len + take].copy_from_slice(&data[..take]);
+        *len += take;
+        data = &data[take..];
+        if *len < 16 {
+            return;
+        }
+        block(buf);
+        *len = 0;
+    }
+    let mut chunks = data.chunks_exact(16);
+    for m in &mut chunks {
+        block(m.try_into().expect("16 bytes"));
+    }
+    let rest = chunks.remainder();
+    buf[..rest.len()].copy_from_slice(rest);
+    *len = rest.len();
+}
+
 /// A Poly1305 variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Poly1305 {

@@ -46,6 +46,20 @@ fn fmt_num(v: f64) -> String {
     }
 }
 
+/// One legend entry: a line in the series' style and its label.
+fn legend(out: &mut String, lx: f64, ly: f64, s: &Series) {
+    let _ = write!(
+        out,
+        r#"<line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" stroke="{}" stroke-width="2"{}/><text x="{}" y="{}">{}</text>"#,
+        lx + 22.0,
+        s.color,
+        dash_attr(s.style),
+        lx + 28.0,
+        ly + 4.0,
+        escape(&s.label)
+    );
+}
+
 /// The SVG attribute for a line style (0 solid, 1 dashed, 2 dotted).
 fn dash_attr(style: u8) -> &'static str {
     match style {
@@ -227,17 +241,7 @@ pub fn line_chart(c: &Chart) -> String {
                 q.1
             );
         }
-        let ly = mt + 6.0 + i as f64 * 16.0;
-        let lx = ml + pw + 12.0;
-        let _ = write!(
-            out,
-            r#"<line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" stroke="{}" stroke-width="2"{dash}/><text x="{}" y="{}">{}</text>"#,
-            lx + 22.0,
-            s.color,
-            lx + 28.0,
-            ly + 4.0,
-            escape(&s.label)
-        );
+        legend(&mut out, ml + pw + 12.0, mt + 6.0 + i as f64 * 16.0, s);
     }
     out.push_str("</svg>");
     out
@@ -345,17 +349,7 @@ pub fn band_chart(c: &Chart) -> String {
             line.join(" "),
             escape(&s.label)
         );
-        let ly = mt + 6.0 + i as f64 * 16.0;
-        let lx = ml + pw + 12.0;
-        let _ = write!(
-            out,
-            r#"<line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" stroke="{}" stroke-width="2"{dash}/><text x="{}" y="{}">{}</text>"#,
-            lx + 22.0,
-            s.color,
-            lx + 28.0,
-            ly + 4.0,
-            escape(&s.label)
-        );
+        legend(&mut out, ml + pw + 12.0, mt + 6.0 + i as f64 * 16.0, s);
     }
     out.push_str("</svg>");
     out

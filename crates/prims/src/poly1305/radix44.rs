@@ -66,26 +66,10 @@ impl Poly1305 {
         h[1] += c;
     }
 
-    pub fn update(&mut self, mut data: &[u8]) {
-        if self.buf_len > 0 {
-            let take = (16 - self.buf_len).min(data.len());
-            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
-            self.buf_len += take;
-            data = &data[take..];
-            if self.buf_len < 16 {
-                return;
-            }
-            let b = self.buf;
-            self.block(&b, 1 << 40);
-            self.buf_len = 0;
-        }
-        let mut chunks = data.chunks_exact(16);
-        for m in &mut chunks {
-            self.block(m.try_into().expect("16 bytes"), 1 << 40);
-        }
-        let rest = chunks.remainder();
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.buf_len = rest.len();
+    pub fn update(&mut self, data: &[u8]) {
+        let (mut buf, mut len) = (self.buf, self.buf_len);
+        super::buffered(&mut buf, &mut len, data, |b| self.block(b, 1 << 40));
+        (self.buf, self.buf_len) = (buf, len);
     }
 
     pub fn finalize(mut self) -> [u8; 16] {
