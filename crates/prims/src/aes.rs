@@ -396,6 +396,29 @@ mod tests {
     }
 
     #[test]
+    fn ctr32_wraps_the_last_word_only_in_every_variant() {
+        let key = [7u8; 16];
+        let mut iv = [0x11u8; 16];
+        iv[12..].copy_from_slice(&[0xff, 0xff, 0xff, 0xfd]);
+        let data = vec![0u8; 16 * 40];
+        // Reference: block i uses counter (iv with last word + i mod 2^32).
+        let r = Aes::FipsSbox.key(&key).unwrap();
+        let mut want = Vec::new();
+        for i in 0..40u32 {
+            let mut b = iv;
+            let w = u32::from_be_bytes([0xff, 0xff, 0xff, 0xfd]).wrapping_add(i);
+            b[12..].copy_from_slice(&w.to_be_bytes());
+            r.encrypt_blocks(&mut b);
+            want.extend_from_slice(&b);
+        }
+        for v in Aes::available() {
+            let mut got = data.clone();
+            v.key(&key).unwrap().ctr32_xor(&iv, &mut got);
+            assert_eq!(got, want, "{}", v.name());
+        }
+    }
+
+    #[test]
     fn auto_is_vaes_then_aesni_where_the_cpu_has_them() {
         let x86 = cfg!(target_arch = "x86_64");
         let expect = if x86
