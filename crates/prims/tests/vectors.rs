@@ -129,3 +129,54 @@ fn xchacha20_poly1305_every_pair_of_variants() {
         },
     );
 }
+
+/// Wycheproof's full XChaCha20-Poly1305 file (vectors/wycheproof/), every
+/// pair of variants: valid cases seal and open exactly, every other case is
+/// rejected (a nonce that is not 24 bytes cannot even be expressed).
+#[test]
+fn wycheproof_xchacha20_poly1305_every_pair_of_variants() {
+    let text = include_str!("../../../vectors/wycheproof/xchacha20_poly1305_test.json");
+    let v: serde_json::Value = serde_json::from_str(text).unwrap();
+    let hx = |t: &serde_json::Value, k: &str| hex::decode(t[k].as_str().unwrap()).unwrap();
+    let mut checked = 0;
+    for g in v["testGroups"].as_array().unwrap() {
+        for t in g["tests"].as_array().unwrap() {
+            let (key, iv, aad, msg, ct, tag) = (
+                hx(t, "key"),
+                hx(t, "iv"),
+                hx(t, "aad"),
+                hx(t, "msg"),
+                hx(t, "ct"),
+                hx(t, "tag"),
+            );
+            let valid = t["result"] == "valid";
+            if iv.len() != 24 || tag.len() != 16 || key.len() != 32 {
+                assert!(!valid, "tcId {} is valid with odd sizes", t["tcId"]);
+                continue;
+            }
+            for cv in ChaCha20::available() {
+                for pv in Poly1305::available() {
+                    let a = XChaCha20Poly1305::new(&arr(&key), cv, pv);
+                    let mut buf = ct.clone();
+                    let opened = a.open(&arr(&iv), &aad, &mut buf, &arr(&tag)).is_ok();
+                    assert_eq!(
+                        opened,
+                        valid,
+                        "tcId {} {}+{}",
+                        t["tcId"],
+                        cv.name(),
+                        pv.name()
+                    );
+                    if valid {
+                        assert_eq!(buf, msg);
+                        let mut s = msg.clone();
+                        assert_eq!(a.seal(&arr(&iv), &aad, &mut s).to_vec(), tag);
+                        assert_eq!(s, ct);
+                    }
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 250, "{checked}");
+}

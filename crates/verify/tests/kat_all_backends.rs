@@ -137,3 +137,53 @@ fn placement_check_catches_alignment_dependent_output() {
         }
     }
 }
+
+/// Wycheproof's full AES-GCM, AES-CCM and ChaCha20-Poly1305 files
+/// (vectors/wycheproof/) against every backend and every variant: no
+/// failure, and every implementation runs most of the cases.
+#[test]
+fn wycheproof_full_files_every_implementation() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/wycheproof/");
+    for f in [
+        "aes_gcm_test.json",
+        "aes_ccm_test.json",
+        "chacha20_poly1305_test.json",
+    ] {
+        let text = std::fs::read_to_string(format!("{dir}{f}")).unwrap();
+        let file = ango_verify::wycheproof::parse(f, &text).unwrap();
+        let mut algos: Vec<Algorithm> = file.cases.iter().map(|c| c.algorithm).collect();
+        algos.dedup();
+        for a in algos {
+            for b in ango_backends::registry()
+                .into_iter()
+                .filter(|b| provides(*b, a))
+            {
+                let variants: Vec<Option<String>> = match b.variants(a) {
+                    v if v.is_empty() => vec![None],
+                    v => v
+                        .into_iter()
+                        .filter(|v| v.available.is_ok())
+                        .map(|v| Some(v.name))
+                        .collect(),
+                };
+                for variant in variants {
+                    let wrapped;
+                    let target: &dyn Backend = match variant {
+                        Some(v) => {
+                            wrapped = ango_core::WithVariant {
+                                inner: b,
+                                variant: v,
+                            };
+                            &wrapped
+                        }
+                        None => b,
+                    };
+                    let o = ango_verify::wycheproof::run(target, a, &file);
+                    let name = target.implementation(a, Hw::On);
+                    assert_eq!(o.failed, 0, "{f} {a} {name}: {:?}", o.failures);
+                    assert!(o.passed >= 60, "{f} {a} {name}: only {} passed", o.passed);
+                }
+            }
+        }
+    }
+}
