@@ -8,7 +8,7 @@ pub mod prims;
 #[cfg(feature = "rustcrypto")]
 pub mod rustcrypto;
 
-use ango_core::{Backend, Error, Result};
+use ango_core::{Algorithm, Backend, Error, Hw, Result, WithVariant};
 
 /// Every backend compiled into this binary, in table order.
 #[allow(unused_mut, clippy::vec_init_then_push)]
@@ -52,4 +52,52 @@ pub fn by_name(name: &str) -> Result<&'static dyn Backend> {
                     .join(", ")
             ))
         })
+}
+
+/// One implementation of an algorithm: a backend, pinned to a variant when
+/// it has several.
+pub struct Impl {
+    /// `backend` or `backend[variant]`.
+    pub label: String,
+    pub backend: &'static dyn Backend,
+    pub variant: Option<String>,
+}
+
+impl Impl {
+    /// Run `f` on the backend, pinned to the variant if there is one.
+    pub fn with<R>(&self, f: impl FnOnce(&dyn Backend) -> R) -> R {
+        match &self.variant {
+            Some(v) => f(&WithVariant {
+                inner: self.backend,
+                variant: v.clone(),
+            }),
+            None => f(self.backend),
+        }
+    }
+}
+
+/// Every (backend, variant) of `a` that this machine runs.
+pub fn implementations(a: Algorithm) -> Vec<Impl> {
+    let mut out = Vec::new();
+    for b in registry() {
+        if b.availability(a, Hw::On).is_err() {
+            continue;
+        }
+        let variants = b.variants(a);
+        if variants.is_empty() {
+            out.push(Impl {
+                label: b.name().to_string(),
+                backend: b,
+                variant: None,
+            });
+        }
+        for v in variants.into_iter().filter(|v| v.available.is_ok()) {
+            out.push(Impl {
+                label: format!("{}[{}]", b.name(), v.name),
+                backend: b,
+                variant: Some(v.name),
+            });
+        }
+    }
+    out
 }

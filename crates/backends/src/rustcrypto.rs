@@ -318,7 +318,3 @@ impl Backend for RustCrypto {
         }
     }
 }
-
-// Keep KeyIvInit in scope for ChaCha20::new.
-#[allow(dead_code)]
-fn _uses_key_iv_init<T: KeyIvInit>() {}

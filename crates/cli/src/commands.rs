@@ -3,7 +3,7 @@
 use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, SpeedArgs};
 use crate::sink::{ParentSink, EVENTS};
 use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
-use ango_core::{Algorithm, Backend, EnvInfo, Error, Hw, Result, SpeedRecord, WithVariant};
+use ango_core::{Algorithm, EnvInfo, Error, Hw, Result, SpeedRecord};
 use ango_harness::CycleCounter;
 use ango_report::compare::{self, Selector};
 use ango_report::formats::{self, Format};
@@ -366,52 +366,6 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// One implementation of an algorithm: a backend, pinned to a variant when
-/// it has several.
-struct Impl {
-    label: String,
-    backend: &'static dyn Backend,
-    variant: Option<String>,
-}
-
-impl Impl {
-    fn with<R>(&self, f: impl FnOnce(&dyn Backend) -> R) -> R {
-        match &self.variant {
-            Some(v) => f(&WithVariant {
-                inner: self.backend,
-                variant: v.clone(),
-            }),
-            None => f(self.backend),
-        }
-    }
-}
-
-/// Every (backend, variant) of `a` that this machine runs.
-fn implementations(a: Algorithm) -> Vec<Impl> {
-    let mut out = Vec::new();
-    for b in ango_backends::registry() {
-        if b.availability(a, Hw::On).is_err() {
-            continue;
-        }
-        let variants = b.variants(a);
-        if variants.is_empty() {
-            out.push(Impl {
-                label: b.name().to_string(),
-                backend: b,
-                variant: None,
-            });
-        }
-        for v in variants.into_iter().filter(|v| v.available.is_ok()) {
-            out.push(Impl {
-                label: format!("{}[{}]", b.name(), v.name),
-                backend: b,
-                variant: Some(v.name),
-            });
-        }
-    }
-    out
-}
-
 fn verify_wycheproof(path: &Path) -> Result<i32> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::usage(format!(
@@ -432,7 +386,7 @@ fn verify_wycheproof(path: &Path) -> Result<i32> {
         "algorithm", "backend[variant]", "pass", "fail", "skipped", "acceptable"
     );
     for a in algos {
-        let imps = implementations(a);
+        let imps = ango_backends::implementations(a);
         if imps.is_empty() {
             println!("{:<18} no backend provides it here", a.name());
         }
@@ -477,7 +431,7 @@ fn verify() -> Result<i32> {
                 println!("{:<18} {:<44} unavailable: {}", a.name(), b.name(), u.0);
             }
         }
-        for imp in implementations(a) {
+        for imp in ango_backends::implementations(a) {
             let label = &imp.label;
             let r = imp.with(|b| ango_verify::kat::run(b, a))?;
             if !r.ok() {
@@ -494,7 +448,7 @@ fn verify() -> Result<i32> {
         "algorithm"
     );
     for &a in Algorithm::ALL {
-        let d: Vec<(String, Result<u64>)> = implementations(a)
+        let d: Vec<(String, Result<u64>)> = ango_backends::implementations(a)
             .into_iter()
             .map(|imp| {
                 let d = imp.with(|b| ango_verify::cross::digest(b, a, 300, 4096, 0xa460));
@@ -528,7 +482,7 @@ fn verify() -> Result<i32> {
         "algorithm"
     );
     for &a in Algorithm::ALL {
-        let imps = implementations(a);
+        let imps = ango_backends::implementations(a);
         let mut bad = Vec::new();
         for imp in &imps {
             if let Err(e) = imp.with(|b| ango_verify::cross::placement(b, a, 20, 0x51de)) {

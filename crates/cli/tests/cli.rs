@@ -211,7 +211,6 @@ fn hw_off_runs_in_a_child_that_sees_no_aes_ni() {
     );
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("aes-128-gcm"));
-    assert!(!html.contains("http://") || html.matches("http://").all(|_| true));
     assert!(
         !html.contains("<script") && !html.contains("https://"),
         "report must be self-contained"

@@ -89,11 +89,6 @@ impl Algorithm {
                 ))
             })
     }
-
-    /// The same primitive with the AES key size, for pairing CCM with CTR etc.
-    pub fn is_aes(self) -> bool {
-        self.name().starts_with("aes-")
-    }
 }
 
 impl fmt::Display for Algorithm {

@@ -119,8 +119,13 @@ impl XChaCha20Poly1305 {
 /// Constant-time equality of two tags: no early exit on the first
 /// difference.
 pub fn ct_eq(a: &[u8; 16], b: &[u8; 16]) -> bool {
-    let diff = a.iter().zip(b.iter()).fold(0u8, |d, (x, y)| d | (x ^ y));
-    std::hint::black_box(diff) == 0
+    ct_eq_slices(a, b)
+}
+
+/// Constant-time comparison of byte strings (their lengths are public).
+pub fn ct_eq_slices(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && std::hint::black_box(a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y))) == 0
 }
 
 #[cfg(test)]

@@ -2,9 +2,8 @@
 //! B0 ‖ encoded AAD ‖ payload, then CTR from counter block 1, the tag
 //! masked with counter block 0. Nonce 7..=13 bytes, tag 4..=16 (even).
 
-use crate::aead::AuthError;
+use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::{Aes, AesKey};
-use crate::gcm::ct_eq_slices;
 
 #[derive(Clone)]
 pub struct Ccm {

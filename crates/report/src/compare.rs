@@ -124,9 +124,11 @@ pub fn compare(a: &[SpeedRecord], sa: &Selector, b: &[SpeedRecord], sb: &Selecto
     let mut rows = Vec::new();
     for (k, ra) in &ia {
         let Some(rb) = ib.get(k) else { continue };
-        let ratio = rb.median_ns / ra.median_ns;
-        let lo = rb.ci95_low_ns / ra.ci95_high_ns;
-        let hi = rb.ci95_high_ns / ra.ci95_low_ns;
+        // Throughput ratio A/B is the time ratio B/A.
+        let (ratio, lo, hi) = ango_harness::stats::ratio_interval(
+            (rb.median_ns, rb.ci95_low_ns, rb.ci95_high_ns),
+            (ra.median_ns, ra.ci95_low_ns, ra.ci95_high_ns),
+        );
         rows.push(Row {
             algorithm: ra.algorithm.clone(),
             backend: ra.backend.clone(),

@@ -52,10 +52,6 @@ impl RowKey {
         }
     }
 
-    pub fn label(&self, show_op: bool) -> String {
-        self.label_with(show_op, false)
-    }
-
     /// The row's label; `show_impl` adds the implementation (when one
     /// backend has several in the table).
     pub fn label_with(&self, show_op: bool, show_impl: bool) -> String {

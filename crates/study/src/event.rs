@@ -55,7 +55,7 @@ impl Sink for StdoutSink {
     }
 }
 
-/// A sink that keeps everything (tests, and `ango speed` without --out).
+/// A sink that keeps every event in memory (tests).
 #[derive(Default)]
 pub struct VecSink(pub Vec<Event>);
 

@@ -52,7 +52,6 @@ fn backends_agree_on_random_messages() {
 fn kat_counts_are_real() {
     // Guard against a runner that passes by skipping: OpenSSL can express
     // every built-in case, so nothing may be skipped there.
-    #[allow(unused_mut)]
     let mut total = 0;
     for b in ango_backends::registry() {
         for &a in Algorithm::ALL.iter().filter(|&&a| provides(b, a)) {
@@ -154,35 +153,15 @@ fn wycheproof_full_files_every_implementation() {
         let mut algos: Vec<Algorithm> = file.cases.iter().map(|c| c.algorithm).collect();
         algos.dedup();
         for a in algos {
-            for b in ango_backends::registry()
-                .into_iter()
-                .filter(|b| provides(*b, a))
-            {
-                let variants: Vec<Option<String>> = match b.variants(a) {
-                    v if v.is_empty() => vec![None],
-                    v => v
-                        .into_iter()
-                        .filter(|v| v.available.is_ok())
-                        .map(|v| Some(v.name))
-                        .collect(),
-                };
-                for variant in variants {
-                    let wrapped;
-                    let target: &dyn Backend = match variant {
-                        Some(v) => {
-                            wrapped = ango_core::WithVariant {
-                                inner: b,
-                                variant: v,
-                            };
-                            &wrapped
-                        }
-                        None => b,
-                    };
-                    let o = ango_verify::wycheproof::run(target, a, &file);
-                    let name = target.implementation(a, Hw::On);
-                    assert_eq!(o.failed, 0, "{f} {a} {name}: {:?}", o.failures);
-                    assert!(o.passed >= 60, "{f} {a} {name}: only {} passed", o.passed);
-                }
+            for imp in ango_backends::implementations(a) {
+                let o = imp.with(|b| ango_verify::wycheproof::run(b, a, &file));
+                assert_eq!(o.failed, 0, "{f} {a} {}: {:?}", imp.label, o.failures);
+                assert!(
+                    o.passed >= 60,
+                    "{f} {a} {}: only {} passed",
+                    imp.label,
+                    o.passed
+                );
             }
         }
     }
