@@ -6,7 +6,8 @@
 //!   constant time: table indices are secret);
 //! - `aesni`: the AES instructions, eight blocks in flight for ECB and CTR;
 //! - `vaes`: the AES instructions on 256-bit registers, sixteen blocks in
-//!   flight.
+//!   flight;
+//! - `vaes512`: the same on 512-bit registers (AVX-512), four blocks each.
 //!
 //! The two table variants say "nct" (not constant time) in their names so
 //! every record and table carries it.
@@ -17,6 +18,8 @@ pub mod fips_sbox;
 pub mod ttable;
 #[cfg(target_arch = "x86_64")]
 pub mod vaes;
+#[cfg(target_arch = "x86_64")]
+pub mod vaes512;
 
 use crate::cpu;
 
@@ -130,9 +133,11 @@ pub enum Aes {
     AesNi(cpu::AesNi),
     #[cfg(target_arch = "x86_64")]
     Vaes(cpu::Vaes),
+    #[cfg(target_arch = "x86_64")]
+    Vaes512(cpu::Vaes512),
 }
 
-pub const VARIANTS: &[&str] = &["fips-sbox-nct", "ttable-nct", "aesni", "vaes"];
+pub const VARIANTS: &[&str] = &["fips-sbox-nct", "ttable-nct", "aesni", "vaes", "vaes512"];
 
 impl Aes {
     pub fn name(self) -> &'static str {
@@ -143,6 +148,8 @@ impl Aes {
             Aes::AesNi(_) => "aesni",
             #[cfg(target_arch = "x86_64")]
             Aes::Vaes(_) => "vaes",
+            #[cfg(target_arch = "x86_64")]
+            Aes::Vaes512(_) => "vaes512",
         }
     }
 
@@ -158,8 +165,12 @@ impl Aes {
             "vaes" => cpu::Vaes::detect()
                 .map(Aes::Vaes)
                 .ok_or_else(|| "CPU lacks VAES with AVX2".into()),
+            #[cfg(target_arch = "x86_64")]
+            "vaes512" => cpu::Vaes512::detect()
+                .map(Aes::Vaes512)
+                .ok_or_else(|| "CPU lacks VAES with AVX-512F/BW".into()),
             #[cfg(not(target_arch = "x86_64"))]
-            "aesni" | "vaes" => Err("not an x86_64 CPU".into()),
+            "aesni" | "vaes" | "vaes512" => Err("not an x86_64 CPU".into()),
             _ => Err(format!(
                 "unknown AES variant '{name}'; valid: {}",
                 VARIANTS.join(", ")
@@ -177,7 +188,7 @@ impl Aes {
     /// The best variant here: VAES, else AES-NI, else the T-tables.
     pub fn auto() -> Aes {
         let av = Aes::available();
-        ["vaes", "aesni"]
+        ["vaes512", "vaes", "aesni"]
             .iter()
             .find_map(|n| av.iter().copied().find(|a| a.name() == *n))
             .unwrap_or(Aes::TTable)
@@ -190,6 +201,8 @@ impl Aes {
             Aes::AesNi(t) => expand_key(key, |w| aesni::sub_word(t, w))?,
             #[cfg(target_arch = "x86_64")]
             Aes::Vaes(t) => expand_key(key, |w| aesni::sub_word(t.aesni(), w))?,
+            #[cfg(target_arch = "x86_64")]
+            Aes::Vaes512(t) => expand_key(key, |w| aesni::sub_word(t.vaes().aesni(), w))?,
             _ => expand_key(key, sub_word_table)?,
         };
         let inner = match self {
@@ -199,6 +212,8 @@ impl Aes {
             Aes::AesNi(t) => Inner::AesNi(t, aesni::Keys::new(t, &ks)),
             #[cfg(target_arch = "x86_64")]
             Aes::Vaes(t) => Inner::Vaes(t, aesni::Keys::new(t.aesni(), &ks)),
+            #[cfg(target_arch = "x86_64")]
+            Aes::Vaes512(t) => Inner::Vaes512(t, aesni::Keys::new(t.vaes().aesni(), &ks)),
         };
         Some(AesKey {
             variant: self,
@@ -215,6 +230,8 @@ enum Inner {
     AesNi(cpu::AesNi, aesni::Keys),
     #[cfg(target_arch = "x86_64")]
     Vaes(cpu::Vaes, aesni::Keys),
+    #[cfg(target_arch = "x86_64")]
+    Vaes512(cpu::Vaes512, aesni::Keys),
 }
 
 /// An expanded key of one variant.
@@ -240,6 +257,8 @@ impl AesKey {
             Inner::AesNi(t, k) => aesni::encrypt_blocks(*t, k, buf),
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes(t, k) => vaes::encrypt_blocks(*t, k, buf),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes512(t, k) => vaes512::encrypt_blocks(*t, k, buf),
         }
     }
 
@@ -257,6 +276,8 @@ impl AesKey {
             Inner::AesNi(t, k) => aesni::decrypt_blocks(*t, k, buf),
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes(t, k) => vaes::decrypt_blocks(*t, k, buf),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes512(t, k) => vaes512::decrypt_blocks(*t, k, buf),
         }
     }
 
@@ -278,6 +299,8 @@ impl AesKey {
             Inner::AesNi(t, k) => aesni::ctr_xor(*t, k, iv, buf, inc32),
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes(t, k) => vaes::ctr_xor(*t, k, iv, buf, inc32),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes512(t, k) => vaes512::ctr_xor(*t, k, iv, buf, inc32),
             _ => {
                 let mut ctr = u128::from_be_bytes(*iv);
                 for chunk in buf.chunks_mut(16) {
@@ -290,10 +313,44 @@ impl AesKey {
         }
     }
 
+    /// The VAES variants' keys, for the stitched GCM.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn vaes_keys(&self) -> Option<(Width, &aesni::Keys)> {
+        match &self.inner {
+            Inner::Vaes(t, k) => Some((Width::Ymm(*t), k)),
+            Inner::Vaes512(t, k) => Some((Width::Zmm(*t), k)),
+            _ => None,
+        }
+    }
+
     /// Encrypt one block (GCM's H and tag mask, CCM's CBC-MAC).
     pub fn encrypt_block(&self, b: &mut [u8; 16]) {
         self.encrypt_blocks(b);
     }
+}
+
+/// The register width of a VAES variant.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) enum Width {
+    Ymm(cpu::Vaes),
+    Zmm(cpu::Vaes512),
+}
+
+/// Would a 128-bit counter starting at `iv` carry out of its low 32-bit
+/// word within `len` bytes? (If not, inc32 and +1 agree on them.)
+pub(crate) fn low_word_carries(iv: &[u8; 16], len: usize) -> bool {
+    let low = u64::from(u32::from_be_bytes(iv[12..].try_into().expect("4 bytes")));
+    low + len.div_ceil(16) as u64 > 1 << 32
+}
+
+/// The counter block `n` blocks on, counting in the last word only (mod
+/// 2^32), as GCM's inc32 does.
+pub(crate) fn add32(c: &[u8; 16], n: usize) -> [u8; 16] {
+    let mut c = *c;
+    let w = u32::from_be_bytes(c[12..].try_into().expect("4")).wrapping_add(n as u32);
+    c[12..].copy_from_slice(&w.to_be_bytes());
+    c
 }
 
 /// The next counter block: +1 on the whole block, or on its last 32 bits.
@@ -371,7 +428,10 @@ mod tests {
     fn variants_agree_on_many_blocks_and_ctr_lengths() {
         let key: Vec<u8> = (0..32u8).map(|i| i.wrapping_mul(29) ^ 0x5a).collect();
         let data: Vec<u8> = (0..16 * 41).map(|i| (i * 7 + 3) as u8).collect();
-        let iv: [u8; 16] = core::array::from_fn(|i| if i < 12 { i as u8 } else { 0xff });
+        // The first counter carries out of its low word at once (the slow
+        // path of the vector variants); the second never does.
+        let carry: [u8; 16] = core::array::from_fn(|i| if i < 12 { i as u8 } else { 0xff });
+        let plain: [u8; 16] = core::array::from_fn(|i| (i * 37) as u8);
         for klen in [16, 24, 32] {
             let reference = Aes::FipsSbox.key(&key[..klen]).unwrap();
             for v in Aes::available() {
@@ -385,11 +445,13 @@ mod tests {
                     k.decrypt_blocks(&mut b);
                     assert_eq!(b, &data[..16 * blocks]);
                 }
-                for len in [0, 1, 15, 16, 17, 127, 128, 129, 300, 16 * 41] {
-                    let (mut a, mut b) = (data[..len].to_vec(), data[..len].to_vec());
-                    reference.ctr_xor(&iv, &mut a);
-                    k.ctr_xor(&iv, &mut b);
-                    assert_eq!(a, b, "{} ctr {klen} {len}", v.name());
+                for iv in [carry, plain] {
+                    for len in [0, 1, 15, 16, 17, 127, 128, 129, 300, 16 * 41] {
+                        let (mut a, mut b) = (data[..len].to_vec(), data[..len].to_vec());
+                        reference.ctr_xor(&iv, &mut a);
+                        k.ctr_xor(&iv, &mut b);
+                        assert_eq!(a, b, "{} ctr {klen} {len} {iv:02x?}", v.name());
+                    }
                 }
             }
         }
@@ -422,6 +484,12 @@ mod tests {
     fn auto_is_vaes_then_aesni_where_the_cpu_has_them() {
         let x86 = cfg!(target_arch = "x86_64");
         let expect = if x86
+            && std::arch::is_x86_feature_detected!("vaes")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+        {
+            "vaes512"
+        } else if x86
             && std::arch::is_x86_feature_detected!("vaes")
             && std::arch::is_x86_feature_detected!("avx2")
         {

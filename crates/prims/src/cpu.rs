@@ -96,3 +96,65 @@ impl Avx512 {
         None
     }
 }
+
+/// Proof that the CPU has AVX-512F with IFMA (52-bit multiply-accumulate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ifma(());
+
+impl Ifma {
+    pub fn detect() -> Option<Ifma> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512ifma")
+        {
+            return Some(Ifma(()));
+        }
+        None
+    }
+}
+
+/// Proof that the CPU has VPCLMULQDQ with AVX2 (256-bit carry-less
+/// multiplies) and PCLMULQDQ with SSSE3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vpclmul(());
+
+impl Vpclmul {
+    pub fn detect() -> Option<Vpclmul> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("vpclmulqdq")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && Pclmul::detect().is_some()
+        {
+            return Some(Vpclmul(()));
+        }
+        None
+    }
+
+    /// VPCLMULQDQ implies the 128-bit PCLMULQDQ code runs.
+    pub fn pclmul(self) -> Pclmul {
+        Pclmul(())
+    }
+}
+
+/// Proof that the CPU has VAES on 512-bit registers: VAES, AES-NI, AVX2 and
+/// AVX-512F/BW.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vaes512(());
+
+impl Vaes512 {
+    pub fn detect() -> Option<Vaes512> {
+        #[cfg(target_arch = "x86_64")]
+        if Vaes::detect().is_some()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+        {
+            return Some(Vaes512(()));
+        }
+        None
+    }
+
+    /// The 256-bit VAES code runs too.
+    pub fn vaes(self) -> Vaes {
+        Vaes(())
+    }
+}

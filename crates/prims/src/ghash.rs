@@ -1,10 +1,12 @@
-//! GHASH (SP 800-38D §6.4) in two variants: Shoup's 4-bit tables
-//! (`4bit-nct`, not constant time) and PCLMULQDQ with four blocks aggregated
-//! (`pclmul`).
+//! GHASH (SP 800-38D §6.4) in three variants: Shoup's 4-bit tables
+//! (`4bit-nct`, not constant time), PCLMULQDQ with four blocks aggregated
+//! (`pclmul`) and VPCLMULQDQ with sixteen (`vpclmul`).
 
 #[cfg(target_arch = "x86_64")]
 pub mod pclmul;
 pub mod soft4bit;
+#[cfg(target_arch = "x86_64")]
+pub mod vpclmul;
 
 use crate::cpu;
 
@@ -13,9 +15,11 @@ pub enum Ghash {
     Soft4bit,
     #[cfg(target_arch = "x86_64")]
     Pclmul(cpu::Pclmul),
+    #[cfg(target_arch = "x86_64")]
+    Vpclmul(cpu::Vpclmul),
 }
 
-pub const VARIANTS: &[&str] = &["4bit-nct", "pclmul"];
+pub const VARIANTS: &[&str] = &["4bit-nct", "pclmul", "vpclmul"];
 
 impl Ghash {
     pub fn name(self) -> &'static str {
@@ -23,6 +27,8 @@ impl Ghash {
             Ghash::Soft4bit => "4bit-nct",
             #[cfg(target_arch = "x86_64")]
             Ghash::Pclmul(_) => "pclmul",
+            #[cfg(target_arch = "x86_64")]
+            Ghash::Vpclmul(_) => "vpclmul",
         }
     }
 
@@ -33,8 +39,12 @@ impl Ghash {
             "pclmul" => cpu::Pclmul::detect()
                 .map(Ghash::Pclmul)
                 .ok_or_else(|| "CPU lacks PCLMULQDQ".into()),
+            #[cfg(target_arch = "x86_64")]
+            "vpclmul" => cpu::Vpclmul::detect()
+                .map(Ghash::Vpclmul)
+                .ok_or_else(|| "CPU lacks VPCLMULQDQ with AVX2".into()),
             #[cfg(not(target_arch = "x86_64"))]
-            "pclmul" => Err("not an x86_64 CPU".into()),
+            "pclmul" | "vpclmul" => Err("not an x86_64 CPU".into()),
             _ => Err(format!(
                 "unknown GHASH variant '{name}'; valid: {}",
                 VARIANTS.join(", ")
@@ -60,16 +70,22 @@ impl Ghash {
             Ghash::Soft4bit => GhashKey::Soft(soft4bit::Key::new(u128::from_be_bytes(*h))),
             #[cfg(target_arch = "x86_64")]
             Ghash::Pclmul(t) => GhashKey::Pclmul(t, pclmul::Key::new(t, h)),
+            #[cfg(target_arch = "x86_64")]
+            Ghash::Vpclmul(t) => GhashKey::Vpclmul(t, vpclmul::Key::new(t, h)),
         }
     }
 }
 
-/// GHASH keyed with H.
+/// GHASH keyed with H. (Unboxed on purpose: made once per key, read on
+/// every message.)
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum GhashKey {
     Soft(soft4bit::Key),
     #[cfg(target_arch = "x86_64")]
     Pclmul(cpu::Pclmul, pclmul::Key),
+    #[cfg(target_arch = "x86_64")]
+    Vpclmul(cpu::Vpclmul, vpclmul::Key),
 }
 
 impl GhashKey {
@@ -91,6 +107,32 @@ impl GhashKey {
                 k.update(*t, y, &data[..whole]);
                 k.update(*t, y, tail);
             }
+            #[cfg(target_arch = "x86_64")]
+            GhashKey::Vpclmul(t, k) => {
+                k.update(*t, y, &data[..whole]);
+                k.small_update(*t, y, tail);
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_is_vpclmul_then_pclmul_where_the_cpu_has_them() {
+        let x86 = cfg!(target_arch = "x86_64");
+        let expect = if x86
+            && std::arch::is_x86_feature_detected!("vpclmulqdq")
+            && std::arch::is_x86_feature_detected!("avx2")
+        {
+            "vpclmul"
+        } else if x86 && std::arch::is_x86_feature_detected!("pclmulqdq") {
+            "pclmul"
+        } else {
+            "4bit-nct"
+        };
+        assert_eq!(Ghash::auto().name(), expect);
     }
 }

@@ -3,6 +3,8 @@
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub mod ifma;
 pub mod radix26;
 pub mod radix44;
 
@@ -43,9 +45,11 @@ pub enum Poly1305 {
     Radix44,
     #[cfg(target_arch = "x86_64")]
     Avx2(cpu::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Ifma(cpu::Ifma),
 }
 
-pub const VARIANTS: &[&str] = &["radix26", "radix44", "avx2"];
+pub const VARIANTS: &[&str] = &["radix26", "radix44", "avx2", "ifma"];
 
 impl Poly1305 {
     pub fn name(self) -> &'static str {
@@ -54,6 +58,8 @@ impl Poly1305 {
             Poly1305::Radix44 => "radix44",
             #[cfg(target_arch = "x86_64")]
             Poly1305::Avx2(_) => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Poly1305::Ifma(_) => "ifma",
         }
     }
 
@@ -65,8 +71,12 @@ impl Poly1305 {
             "avx2" => cpu::Avx2::detect()
                 .map(Poly1305::Avx2)
                 .ok_or_else(|| "CPU lacks AVX2".into()),
+            #[cfg(target_arch = "x86_64")]
+            "ifma" => cpu::Ifma::detect()
+                .map(Poly1305::Ifma)
+                .ok_or_else(|| "CPU lacks AVX-512F with IFMA".into()),
             #[cfg(not(target_arch = "x86_64"))]
-            "avx2" => Err("not an x86_64 CPU".into()),
+            "avx2" | "ifma" => Err("not an x86_64 CPU".into()),
             _ => Err(format!(
                 "unknown Poly1305 variant '{name}'; valid: {}",
                 VARIANTS.join(", ")
@@ -81,10 +91,13 @@ impl Poly1305 {
             .collect()
     }
 
-    /// The best variant here: AVX2, else 64-bit limbs on 64-bit targets.
+    /// The best variant here: IFMA, else AVX2, else 64-bit limbs on 64-bit
+    /// targets.
     pub fn auto() -> Poly1305 {
-        if let Ok(v) = Poly1305::by_name("avx2") {
-            return v;
+        for name in ["ifma", "avx2"] {
+            if let Ok(v) = Poly1305::by_name(name) {
+                return v;
+            }
         }
         if cfg!(target_pointer_width = "64") {
             Poly1305::Radix44
@@ -100,6 +113,8 @@ impl Poly1305 {
             Poly1305::Radix44 => Mac::R44(radix44::Poly1305::new(key)),
             #[cfg(target_arch = "x86_64")]
             Poly1305::Avx2(t) => Mac::Avx2(avx2::Poly1305::new(t, key)),
+            #[cfg(target_arch = "x86_64")]
+            Poly1305::Ifma(t) => Mac::Ifma(ifma::Poly1305::new(t, key)),
         }
     }
 
@@ -120,6 +135,8 @@ pub enum Mac {
     R44(radix44::Poly1305),
     #[cfg(target_arch = "x86_64")]
     Avx2(avx2::Poly1305),
+    #[cfg(target_arch = "x86_64")]
+    Ifma(ifma::Poly1305),
 }
 
 impl Mac {
@@ -129,6 +146,8 @@ impl Mac {
             Mac::R44(p) => p.update(data),
             #[cfg(target_arch = "x86_64")]
             Mac::Avx2(p) => p.update(data),
+            #[cfg(target_arch = "x86_64")]
+            Mac::Ifma(p) => p.update(data),
         }
     }
 
@@ -138,6 +157,8 @@ impl Mac {
             Mac::R44(p) => p.finalize(),
             #[cfg(target_arch = "x86_64")]
             Mac::Avx2(p) => p.finalize(),
+            #[cfg(target_arch = "x86_64")]
+            Mac::Ifma(p) => p.finalize(),
         }
     }
 }
@@ -148,6 +169,22 @@ mod tests {
 
     fn h(s: &str) -> Vec<u8> {
         hex::decode(s).unwrap()
+    }
+
+    #[test]
+    fn auto_is_ifma_then_avx2_where_the_cpu_has_them() {
+        let x86 = cfg!(target_arch = "x86_64");
+        let expect = if x86
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512ifma")
+        {
+            "ifma"
+        } else if x86 && std::arch::is_x86_feature_detected!("avx2") {
+            "avx2"
+        } else {
+            "radix44"
+        };
+        assert_eq!(Poly1305::auto().name(), expect);
     }
 
     #[test]
@@ -180,7 +217,7 @@ mod tests {
         for round in 0..400 {
             let key: [u8; 32] =
                 core::array::from_fn(|_| if round % 3 == 0 { 0xff } else { next() as u8 });
-            let len = (next() % 700) as usize;
+            let len = (next() % 1400) as usize;
             let msg: Vec<u8> = (0..len)
                 .map(|_| if round % 2 == 0 { 0xff } else { next() as u8 })
                 .collect();

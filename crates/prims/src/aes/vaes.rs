@@ -6,6 +6,7 @@ use super::aesni::Keys;
 use crate::cpu::Vaes;
 use core::arch::x86_64::*;
 
+#[inline]
 #[target_feature(enable = "vaes,avx2,aes")]
 fn load_keys(k: &[[u8; 16]; 15]) -> [__m256i; 15] {
     core::array::from_fn(|i| {
@@ -15,6 +16,7 @@ fn load_keys(k: &[[u8; 16]; 15]) -> [__m256i; 15] {
     })
 }
 
+#[inline]
 #[target_feature(enable = "vaes,avx2,aes")]
 fn rounds<const N: usize>(rk: &[__m256i; 15], nr: usize, b: &mut [__m256i; N], decrypt: bool) {
     for x in b.iter_mut() {
@@ -85,39 +87,103 @@ pub fn decrypt_blocks(_t: Vaes, k: &Keys, buf: &mut [u8]) {
     unsafe { ecb(k, buf, true) }
 }
 
+/// Reverses the bytes of each 128-bit half.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+fn rev() -> __m256i {
+    _mm256_set_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+        12, 13, 14, 15,
+    )
+}
+
+/// Counter blocks kept byte-reversed, so the big-endian last word is the
+/// low 32-bit lane and one vector add makes the next two: `iv` and `iv`+1
+/// in the two halves.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+pub(crate) fn counters(iv: &[u8; 16]) -> __m256i {
+    // SAFETY: 16-byte load from a 16-byte array.
+    let b = unsafe { _mm_loadu_si128(iv.as_ptr().cast()) };
+    let c = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(b), rev());
+    _mm256_add_epi32(c, _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0))
+}
+
+/// The next two counter blocks (inc32: the last word wraps mod 2^32).
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+pub(crate) fn next2(c: &mut __m256i) -> __m256i {
+    let out = _mm256_shuffle_epi8(*c, rev());
+    *c = _mm256_add_epi32(*c, _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 2));
+    out
+}
+
+/// The AES round keys in registers.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+pub(crate) fn enc_keys(k: &Keys) -> [__m256i; 15] {
+    load_keys(&k.enc)
+}
+
+/// Encrypt the 256-byte `c` in place with the next sixteen counter blocks.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+pub(crate) fn ctr256(rk: &[__m256i; 15], nr: usize, ctr: &mut __m256i, c: &mut [u8]) {
+    assert!(c.len() >= 256);
+    let mut b: [__m256i; 8] = core::array::from_fn(|_| next2(ctr));
+    rounds(rk, nr, &mut b, false);
+    let p = c.as_mut_ptr();
+    for (i, x) in b.iter().enumerate() {
+        // SAFETY: `c` has 256 bytes (checked above); each access is 32
+        // bytes inside them.
+        unsafe {
+            let q = p.add(32 * i).cast::<__m256i>();
+            _mm256_storeu_si256(q, _mm256_xor_si256(_mm256_loadu_si256(q), *x));
+        }
+    }
+}
+
+/// CTR. Counters are made two at a time with one vector add on the low
+/// word; a 128-bit counter takes the same path unless its low word would
+/// carry within this buffer, which the slow path handles.
 #[target_feature(enable = "vaes,avx2,aes")]
 fn ctr(k: &Keys, iv: &[u8; 16], buf: &mut [u8], inc32: bool) {
     let rk = load_keys(&k.enc);
-    let mut ctr = u128::from_be_bytes(*iv);
-    let mut next2 = || {
-        let mut c = [0u8; 32];
-        c[..16].copy_from_slice(&ctr.to_be_bytes());
-        ctr = super::next_counter(ctr, inc32);
-        c[16..].copy_from_slice(&ctr.to_be_bytes());
-        ctr = super::next_counter(ctr, inc32);
-        // SAFETY: 32-byte load from a 32-byte array.
-        unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
-    };
+    if !inc32 && super::low_word_carries(iv, buf.len()) {
+        return ctr_carrying(&rk, k.rounds, iv, buf);
+    }
+    let mut ctr = counters(iv);
     let mut chunks = buf.chunks_exact_mut(256);
     for c in &mut chunks {
-        let mut b: [__m256i; 8] = core::array::from_fn(|_| next2());
-        rounds(&rk, k.rounds, &mut b, false);
-        let p = c.as_mut_ptr();
-        for (i, x) in b.iter().enumerate() {
-            // SAFETY: `c` is 256 bytes; each access is 32 bytes inside it.
-            unsafe {
-                let q = p.add(32 * i).cast::<__m256i>();
-                _mm256_storeu_si256(q, _mm256_xor_si256(_mm256_loadu_si256(q), *x));
-            }
-        }
+        ctr256(&rk, k.rounds, &mut ctr, c);
     }
     for c in chunks.into_remainder().chunks_mut(32) {
-        let mut b = [next2()];
+        let mut b = [next2(&mut ctr)];
         rounds(&rk, k.rounds, &mut b, false);
         let mut ks = [0u8; 32];
         // SAFETY: 32-byte store into a 32-byte array.
         unsafe { _mm256_storeu_si256(ks.as_mut_ptr().cast(), b[0]) };
         c.iter_mut().zip(ks).for_each(|(x, k)| *x ^= k);
+    }
+}
+
+/// 128-bit CTR whose counter carries out of the low word: counters made
+/// one at a time.
+#[target_feature(enable = "vaes,avx2,aes")]
+fn ctr_carrying(rk: &[__m256i; 15], nr: usize, iv: &[u8; 16], buf: &mut [u8]) {
+    let mut ctr = u128::from_be_bytes(*iv);
+    for c in buf.chunks_mut(32) {
+        let mut two = [0u8; 32];
+        two[..16].copy_from_slice(&ctr.to_be_bytes());
+        ctr = ctr.wrapping_add(1);
+        two[16..].copy_from_slice(&ctr.to_be_bytes());
+        ctr = ctr.wrapping_add(1);
+        // SAFETY: 32-byte load from and store to a 32-byte array.
+        let mut b = [unsafe { _mm256_loadu_si256(two.as_ptr().cast()) }];
+        rounds(rk, nr, &mut b, false);
+        // SAFETY: as above.
+        unsafe { _mm256_storeu_si256(two.as_mut_ptr().cast(), b[0]) };
+        c.iter_mut().zip(two).for_each(|(x, k)| *x ^= k);
     }
 }
 

@@ -13,8 +13,9 @@ pub struct Key {
     powers: [[u8; 16]; 4],
 }
 
+#[inline]
 #[target_feature(enable = "pclmulqdq,sse2,ssse3")]
-fn bswap(v: __m128i) -> __m128i {
+pub(crate) fn bswap(v: __m128i) -> __m128i {
     _mm_shuffle_epi8(
         v,
         _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -22,8 +23,9 @@ fn bswap(v: __m128i) -> __m128i {
 }
 
 /// The 256-bit carry-less product of a and b, as (low, high).
+#[inline]
 #[target_feature(enable = "pclmulqdq,sse2,ssse3")]
-fn clmul(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+pub(crate) fn clmul(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
     let lo = _mm_clmulepi64_si128::<0x00>(a, b);
     let mid = _mm_xor_si128(
         _mm_clmulepi64_si128::<0x10>(a, b),
@@ -38,8 +40,9 @@ fn clmul(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
 
 /// Shift the 256-bit (lo, hi) left by one bit and reduce modulo the GCM
 /// polynomial (in the byte-reversed, bit-reflected domain).
+#[inline]
 #[target_feature(enable = "pclmulqdq,sse2,ssse3")]
-fn reduce(lo: __m128i, hi: __m128i) -> __m128i {
+pub(crate) fn reduce(lo: __m128i, hi: __m128i) -> __m128i {
     let c_lo = _mm_srli_epi32::<31>(lo);
     let c_hi = _mm_srli_epi32::<31>(hi);
     let mut lo = _mm_slli_epi32::<1>(lo);
@@ -61,23 +64,26 @@ fn reduce(lo: __m128i, hi: __m128i) -> __m128i {
     _mm_xor_si128(hi, _mm_xor_si128(lo, c))
 }
 
+#[inline]
 #[target_feature(enable = "pclmulqdq,sse2,ssse3")]
-fn load(b: &[u8]) -> __m128i {
+pub(crate) fn load(b: &[u8]) -> __m128i {
     assert!(b.len() >= 16);
     // SAFETY: at least 16 readable bytes (checked above); unaligned load.
     bswap(unsafe { _mm_loadu_si128(b.as_ptr().cast()) })
 }
 
+#[inline]
 #[target_feature(enable = "pclmulqdq,sse2,ssse3")]
-fn store(v: __m128i) -> [u8; 16] {
+pub(crate) fn store(v: __m128i) -> [u8; 16] {
     let mut out = [0u8; 16];
     // SAFETY: 16-byte store into a 16-byte array.
     unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), bswap(v)) };
     out
 }
 
+#[inline]
 #[target_feature(enable = "pclmulqdq,sse2,ssse3")]
-fn mul(a: __m128i, b: __m128i) -> __m128i {
+pub(crate) fn mul(a: __m128i, b: __m128i) -> __m128i {
     let (lo, hi) = clmul(a, b);
     reduce(lo, hi)
 }

@@ -4,16 +4,18 @@
 //! (h + m0)·r^4 + m1·r^3 + m2·r^2 + m3·r. Shorter stretches and the final
 //! reduction use the 26-bit scalar code. Constant time.
 
-use super::radix26::{block_limbs, carry, mul_limbs, Poly1305 as Scalar};
+use super::radix26::{carry, mul_limbs, Poly1305 as Scalar};
 use crate::cpu::Avx2;
 use core::arch::x86_64::*;
 
 #[derive(Clone)]
 pub struct Poly1305 {
     inner: Scalar,
-    /// r, r^2, r^3, r^4 as 26-bit limbs, computed on the first stretch of
-    /// four blocks (short messages never pay for them).
-    pows: Option<[[u32; 5]; 4]>,
+    /// r, r^2, ..., r^16 as 26-bit limbs; the first `npows` are computed,
+    /// as many as the longest stretch so far needed (short messages never
+    /// pay for them).
+    pows: [[u32; 5]; 4 * LANES_SETS],
+    npows: usize,
     token: Avx2,
 }
 
@@ -29,94 +31,161 @@ fn lanes(v: [[u32; 5]; 4], limb: usize) -> __m256i {
     )
 }
 
-/// One multiply-and-carry of the lane vectors a (5 limbs) by r (5 limbs,
-/// with s = 5·r).
+/// One multiply of the lane vectors a (5 limbs) by r (5 limbs, with
+/// s = 5·r), then a lazy carry: two interleaved chains that leave every
+/// limb below 2^27, small enough for the next round's 32-bit multiplies.
 #[target_feature(enable = "avx2")]
 fn mul(a: &[__m256i; 5], r: &[__m256i; 5], s: &[__m256i; 5]) -> [__m256i; 5] {
     let m = |x: __m256i, y: __m256i| _mm256_mul_epu32(x, y);
     let add = |x: __m256i, y: __m256i| _mm256_add_epi64(x, y);
-    let d0 = add(
+    let dot = |p: [(__m256i, __m256i); 5]| {
         add(
-            add(m(a[0], r[0]), m(a[1], s[4])),
-            add(m(a[2], s[3]), m(a[3], s[2])),
-        ),
-        m(a[4], s[1]),
-    );
-    let d1 = add(
-        add(
-            add(m(a[0], r[1]), m(a[1], r[0])),
-            add(m(a[2], s[4]), m(a[3], s[3])),
-        ),
-        m(a[4], s[2]),
-    );
-    let d2 = add(
-        add(
-            add(m(a[0], r[2]), m(a[1], r[1])),
-            add(m(a[2], r[0]), m(a[3], s[4])),
-        ),
-        m(a[4], s[3]),
-    );
-    let d3 = add(
-        add(
-            add(m(a[0], r[3]), m(a[1], r[2])),
-            add(m(a[2], r[1]), m(a[3], r[0])),
-        ),
-        m(a[4], s[4]),
-    );
-    let d4 = add(
-        add(
-            add(m(a[0], r[4]), m(a[1], r[3])),
-            add(m(a[2], r[2]), m(a[3], r[1])),
-        ),
-        m(a[4], r[0]),
-    );
+            add(
+                add(m(p[0].0, p[0].1), m(p[1].0, p[1].1)),
+                add(m(p[2].0, p[2].1), m(p[3].0, p[3].1)),
+            ),
+            m(p[4].0, p[4].1),
+        )
+    };
+    let mut d0 = dot([
+        (a[0], r[0]),
+        (a[1], s[4]),
+        (a[2], s[3]),
+        (a[3], s[2]),
+        (a[4], s[1]),
+    ]);
+    let mut d1 = dot([
+        (a[0], r[1]),
+        (a[1], r[0]),
+        (a[2], s[4]),
+        (a[3], s[3]),
+        (a[4], s[2]),
+    ]);
+    let mut d2 = dot([
+        (a[0], r[2]),
+        (a[1], r[1]),
+        (a[2], r[0]),
+        (a[3], s[4]),
+        (a[4], s[3]),
+    ]);
+    let mut d3 = dot([
+        (a[0], r[3]),
+        (a[1], r[2]),
+        (a[2], r[1]),
+        (a[3], r[0]),
+        (a[4], s[4]),
+    ]);
+    let mut d4 = dot([
+        (a[0], r[4]),
+        (a[1], r[3]),
+        (a[2], r[2]),
+        (a[3], r[1]),
+        (a[4], r[0]),
+    ]);
     let mask = _mm256_set1_epi64x(M26);
-    let mut d = [d0, d1, d2, d3, d4];
-    for i in 0..4 {
-        d[i + 1] = add(d[i + 1], _mm256_srli_epi64::<26>(d[i]));
-        d[i] = _mm256_and_si256(d[i], mask);
-    }
-    let c = _mm256_srli_epi64::<26>(d[4]);
-    d[4] = _mm256_and_si256(d[4], mask);
-    d[0] = add(d[0], add(c, _mm256_slli_epi64::<2>(c)));
-    d[1] = add(d[1], _mm256_srli_epi64::<26>(d[0]));
-    d[0] = _mm256_and_si256(d[0], mask);
-    d
+    let hi = |x: __m256i| _mm256_srli_epi64::<26>(x);
+    let lo = |x: __m256i| _mm256_and_si256(x, mask);
+    let c = hi(d3);
+    d3 = lo(d3);
+    d4 = add(d4, c);
+    let c = hi(d0);
+    d0 = lo(d0);
+    d1 = add(d1, c);
+    let c = hi(d4);
+    d4 = lo(d4);
+    d0 = add(d0, add(c, _mm256_slli_epi64::<2>(c)));
+    let c = hi(d1);
+    d1 = lo(d1);
+    d2 = add(d2, c);
+    let c = hi(d2);
+    d2 = lo(d2);
+    d3 = add(d3, c);
+    let c = hi(d0);
+    d0 = lo(d0);
+    d1 = add(d1, c);
+    let c = hi(d3);
+    d3 = lo(d3);
+    d4 = add(d4, c);
+    [d0, d1, d2, d3, d4]
 }
 
-/// Absorb `data` (a multiple of 64 bytes, at least 64) into `h`.
+/// The 26-bit limbs of four 16-byte blocks (with the 2^128 bit) straight
+/// from memory. Lanes hold blocks 0, 2, 1, 3 (the order unpack leaves them
+/// in), so the last group's powers are laid out to match.
 #[target_feature(enable = "avx2")]
-fn groups(h: &mut [u32; 5], pows: &[[u32; 5]; 4], data: &[u8]) {
-    let r4 = pows[3];
-    let splat =
-        |p: [u32; 5]| -> [__m256i; 5] { core::array::from_fn(|i| _mm256_set1_epi64x(p[i] as i64)) };
+fn load_blocks(chunk: &[u8]) -> [__m256i; 5] {
+    assert!(chunk.len() >= 64);
+    // SAFETY: 64 readable bytes (checked above); unaligned loads.
+    let (t0, t1) = unsafe {
+        let p = chunk.as_ptr();
+        (
+            _mm256_loadu_si256(p.cast()),
+            _mm256_loadu_si256(p.add(32).cast()),
+        )
+    };
+    let lo = _mm256_unpacklo_epi64(t0, t1);
+    let hi = _mm256_unpackhi_epi64(t0, t1);
+    let mask = _mm256_set1_epi64x(M26);
+    [
+        _mm256_and_si256(lo, mask),
+        _mm256_and_si256(_mm256_srli_epi64::<26>(lo), mask),
+        _mm256_and_si256(
+            _mm256_or_si256(_mm256_srli_epi64::<52>(lo), _mm256_slli_epi64::<12>(hi)),
+            mask,
+        ),
+        _mm256_and_si256(_mm256_srli_epi64::<14>(hi), mask),
+        _mm256_or_si256(_mm256_srli_epi64::<40>(hi), _mm256_set1_epi64x(1 << 24)),
+    ]
+}
+
+/// Most accumulators in flight: with one, every group waits for the
+/// previous group's multiply-and-carry; four hide that latency.
+const LANES_SETS: usize = 4;
+
+/// Absorb `data` (a multiple of 64 bytes, at least 64) into `h`, with `k`
+/// interleaved accumulators. Group i goes to accumulator i mod k; every
+/// group is multiplied by r^(4k) except each accumulator's last, which is
+/// multiplied by the powers its blocks lie from the end:
+/// r^(4d+4-j) for block j of the group d groups from the end.
+#[target_feature(enable = "avx2")]
+fn groups(h: &mut [u32; 5], pows: &[[u32; 5]; 4 * LANES_SETS], k: usize, data: &[u8]) {
     let five = |v: [__m256i; 5]| -> [__m256i; 5] {
         core::array::from_fn(|i| _mm256_add_epi64(v[i], _mm256_slli_epi64::<2>(v[i])))
     };
-    let rl = splat(r4);
+    let rl: [__m256i; 5] = core::array::from_fn(|i| _mm256_set1_epi64x(pows[4 * k - 1][i] as i64));
     let sl = five(rl);
-    // The last group multiplies lane j by r^(4-j).
-    let rf: [__m256i; 5] = core::array::from_fn(|i| lanes([pows[3], pows[2], pows[1], pows[0]], i));
-    let sf = five(rf);
-    let mut a: [__m256i; 5] = core::array::from_fn(|i| _mm256_set_epi64x(0, 0, 0, h[i] as i64));
+    // Lanes hold blocks 0, 2, 1, 3 of a group.
+    let fin: [([__m256i; 5], [__m256i; 5]); LANES_SETS] = core::array::from_fn(|d| {
+        let d = d.min(k - 1);
+        let p = |j: usize| pows[4 * d + 3 - j];
+        let r = core::array::from_fn(|i| lanes([p(0), p(2), p(1), p(3)], i));
+        (r, five(r))
+    });
+    let zero = _mm256_setzero_si256();
+    let mut acc = [[zero; 5]; LANES_SETS];
+    acc[0] = core::array::from_fn(|i| _mm256_set_epi64x(0, 0, 0, h[i] as i64));
     let n = data.len() / 64;
     for (g, chunk) in data.chunks_exact(64).enumerate() {
-        let m: [[u32; 5]; 4] = core::array::from_fn(|j| block_limbs(&chunk[16 * j..16 * j + 16]));
+        let m = load_blocks(chunk);
+        let a = &mut acc[g % k];
         for i in 0..5 {
-            a[i] = _mm256_add_epi64(a[i], lanes(m, i));
+            a[i] = _mm256_add_epi64(a[i], m[i]);
         }
-        a = if g + 1 < n {
-            mul(&a, &rl, &sl)
+        let d = n - 1 - g;
+        *a = if d >= k {
+            mul(a, &rl, &sl)
         } else {
-            mul(&a, &rf, &sf)
+            mul(a, &fin[d].0, &fin[d].1)
         };
     }
     let mut sum = [0u64; 5];
-    for i in 0..5 {
-        let mut l = [0u64; 4];
-        // SAFETY: 32-byte unaligned store into a 32-byte array.
-        unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), a[i]) };
-        sum[i] = l.iter().sum();
+    for a in &acc[..k] {
+        for i in 0..5 {
+            let mut l = [0u64; 4];
+            // SAFETY: 32-byte unaligned store into a 32-byte array.
+            unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), a[i]) };
+            sum[i] += l.iter().sum::<u64>();
+        }
     }
     *h = carry(sum);
 }
@@ -125,7 +194,8 @@ impl Poly1305 {
     pub fn new(token: Avx2, key: &[u8; 32]) -> Poly1305 {
         Poly1305 {
             inner: Scalar::new(key),
-            pows: None,
+            pows: [[0; 5]; 4 * LANES_SETS],
+            npows: 0,
             token,
         }
     }
@@ -139,15 +209,20 @@ impl Poly1305 {
         }
         let bulk = data.len() / 64 * 64;
         if bulk > 0 {
-            let r = self.inner.r;
-            let pows = *self.pows.get_or_insert_with(|| {
-                let r2 = mul_limbs(r, r);
-                let r3 = mul_limbs(r2, r);
-                [r, r2, r3, mul_limbs(r3, r)]
-            });
+            let k = (bulk / 64).min(LANES_SETS);
+            if self.npows < 4 * k {
+                if self.npows == 0 {
+                    self.pows[0] = self.inner.r;
+                    self.npows = 1;
+                }
+                for i in self.npows..4 * k {
+                    self.pows[i] = mul_limbs(self.pows[i - 1], self.inner.r);
+                }
+                self.npows = 4 * k;
+            }
             let _ = self.token;
             // SAFETY: the Avx2 token exists only when the CPU has AVX2.
-            unsafe { groups(&mut self.inner.h, &pows, &data[..bulk]) };
+            unsafe { groups(&mut self.inner.h, &self.pows, k, &data[..bulk]) };
         }
         self.inner.update(&data[bulk..]);
     }

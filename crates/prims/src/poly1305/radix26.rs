@@ -49,17 +49,6 @@ pub(crate) fn carry(mut d: [u64; 5]) -> [u32; 5] {
     h
 }
 
-/// The five 26-bit limbs of a 16-byte block, with the 2^128 bit added.
-pub(crate) fn block_limbs(m: &[u8]) -> [u32; 5] {
-    [
-        le32(&m[0..]) & M26,
-        (le32(&m[3..]) >> 2) & M26,
-        (le32(&m[6..]) >> 4) & M26,
-        (le32(&m[9..]) >> 6) & M26,
-        (le32(&m[12..]) >> 8) | (1 << 24),
-    ]
-}
-
 impl Poly1305 {
     /// A MAC keyed with a one-time 32-byte key (r ‖ s).
     pub fn new(key: &[u8; 32]) -> Poly1305 {

@@ -2,8 +2,8 @@
 //! poly1305-donna-64). Constant time: the final reduction selects with a
 //! mask, never a branch.
 
-const M44: u64 = 0x0fff_ffff_ffff;
-const M42: u64 = 0x03ff_ffff_ffff;
+pub(crate) const M44: u64 = 0x0fff_ffff_ffff;
+pub(crate) const M42: u64 = 0x03ff_ffff_ffff;
 
 fn le64(b: &[u8]) -> u64 {
     u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
@@ -11,12 +11,43 @@ fn le64(b: &[u8]) -> u64 {
 
 #[derive(Clone)]
 pub struct Poly1305 {
-    r: [u64; 3],
+    pub(crate) r: [u64; 3],
     s: [u64; 2],
-    h: [u64; 3],
+    pub(crate) h: [u64; 3],
     pad: [u64; 2],
     buf: [u8; 16],
-    buf_len: usize,
+    pub(crate) buf_len: usize,
+}
+
+/// h·r mod 2^130 − 5 with s = 20·(r1, r2) (2^132 ≡ 20), limbs carried
+/// back to 44/44/42 bits (h1 may exceed 2^44 by a little).
+fn mul_rs(h: [u64; 3], r: [u64; 3], s: [u64; 2]) -> [u64; 3] {
+    let [h0, h1, h2] = h.map(u128::from);
+    let [r0, r1, r2] = r.map(u128::from);
+    let [s1, s2] = s.map(u128::from);
+    let d0 = h0 * r0 + h1 * s2 + h2 * s1;
+    let mut d1 = h0 * r1 + h1 * r0 + h2 * s2;
+    let mut d2 = h0 * r2 + h1 * r1 + h2 * r0;
+    let mut out = [0u64; 3];
+    let mut c = (d0 >> 44) as u64;
+    out[0] = d0 as u64 & M44;
+    d1 += u128::from(c);
+    c = (d1 >> 44) as u64;
+    out[1] = d1 as u64 & M44;
+    d2 += u128::from(c);
+    c = (d2 >> 42) as u64;
+    out[2] = d2 as u64 & M42;
+    out[0] += c * 5;
+    c = out[0] >> 44;
+    out[0] &= M44;
+    out[1] += c;
+    out
+}
+
+/// a·b mod 2^130 − 5 for any two field elements in 44/44/42-bit limbs
+/// (powers of r for the vector variants).
+pub(crate) fn mul_limbs(a: [u64; 3], b: [u64; 3]) -> [u64; 3] {
+    mul_rs(a, b, [b[1] * 20, b[2] * 20])
 }
 
 impl Poly1305 {
@@ -40,30 +71,13 @@ impl Poly1305 {
     }
 
     fn block(&mut self, m: &[u8; 16], hibit: u64) {
-        let [r0, r1, r2] = self.r.map(u128::from);
-        let [s1, s2] = self.s.map(u128::from);
         let t0 = le64(&m[0..]);
         let t1 = le64(&m[8..]);
         let h = &mut self.h;
         h[0] += t0 & M44;
         h[1] += ((t0 >> 44) | (t1 << 20)) & M44;
         h[2] += ((t1 >> 24) & M42) | hibit;
-        let [h0, h1, h2] = h.map(u128::from);
-        let d0 = h0 * r0 + h1 * s2 + h2 * s1;
-        let mut d1 = h0 * r1 + h1 * r0 + h2 * s2;
-        let mut d2 = h0 * r2 + h1 * r1 + h2 * r0;
-        let mut c = (d0 >> 44) as u64;
-        h[0] = d0 as u64 & M44;
-        d1 += u128::from(c);
-        c = (d1 >> 44) as u64;
-        h[1] = d1 as u64 & M44;
-        d2 += u128::from(c);
-        c = (d2 >> 42) as u64;
-        h[2] = d2 as u64 & M42;
-        h[0] += c * 5;
-        c = h[0] >> 44;
-        h[0] &= M44;
-        h[1] += c;
+        *h = mul_rs(*h, self.r, self.s);
     }
 
     pub fn update(&mut self, data: &[u8]) {

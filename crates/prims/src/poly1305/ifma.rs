@@ -1,0 +1,227 @@
+//! Poly1305 with AVX-512 IFMA: eight blocks at a time in the eight 64-bit
+//! lanes of 512-bit registers, as three 44/44/42-bit limbs multiplied with
+//! the 52-bit multiply-accumulate instructions (the low and high halves of
+//! each product come from VPMADD52LUQ and VPMADD52HUQ). Two accumulators
+//! take alternate groups of eight blocks so one's multiply hides the
+//! other's latency; every group is multiplied by r^16 except the last of
+//! each accumulator, whose lanes take the powers their blocks lie from the
+//! end (r^16..r^9 and r^8..r). Shorter stretches and the final reduction use
+//! the 64-bit scalar code. Constant time.
+
+use super::radix44::{mul_limbs, Poly1305 as Scalar, M42, M44};
+use crate::cpu::Ifma;
+use core::arch::x86_64::*;
+
+/// Accumulators in flight.
+const SETS: usize = 2;
+
+#[derive(Clone)]
+pub struct Poly1305 {
+    inner: Scalar,
+    /// r, r^2, ..., r^16; the first `npows` are computed.
+    pows: [[u64; 3]; 8 * SETS],
+    npows: usize,
+    token: Ifma,
+}
+
+/// (limbs, 20·limbs) of one vector of field elements.
+type Mult = ([__m512i; 3], [__m512i; 3]);
+
+#[target_feature(enable = "avx512f")]
+fn mult(r: [__m512i; 3]) -> Mult {
+    let twenty =
+        |x: __m512i| _mm512_add_epi64(_mm512_slli_epi64::<4>(x), _mm512_slli_epi64::<2>(x));
+    (r, [_mm512_setzero_si512(), twenty(r[1]), twenty(r[2])])
+}
+
+/// Lane j holds limb `limb` of p[j].
+#[target_feature(enable = "avx512f")]
+fn lanes(p: [[u64; 3]; 8], limb: usize) -> __m512i {
+    let v: [u64; 8] = core::array::from_fn(|j| p[j][limb]);
+    // SAFETY: 64-byte unaligned load from a 64-byte array.
+    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+}
+
+/// a·r mod 2^130 − 5 in every lane, limbs carried back below 2^45.
+/// Products of limbs below 2^52 split at bit 52: the high half of limb i's
+/// sum lands 8 bits up in limb i+1, and limb 2's (at 2^140 ≡ 5·2^10) wraps
+/// to limb 0 times 5120.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn mul(a: &[__m512i; 3], m: &Mult) -> [__m512i; 3] {
+    let (r, s) = m;
+    let z = _mm512_setzero_si512();
+    let lo = |x: __m512i, y: __m512i, w: __m512i| _mm512_madd52lo_epu64(x, y, w);
+    let hi = |x: __m512i, y: __m512i, w: __m512i| _mm512_madd52hi_epu64(x, y, w);
+    let d0l = lo(lo(lo(z, a[0], r[0]), a[1], s[2]), a[2], s[1]);
+    let d0h = hi(hi(hi(z, a[0], r[0]), a[1], s[2]), a[2], s[1]);
+    let d1l = lo(lo(lo(z, a[0], r[1]), a[1], r[0]), a[2], s[2]);
+    let d1h = hi(hi(hi(z, a[0], r[1]), a[1], r[0]), a[2], s[2]);
+    let d2l = lo(lo(lo(z, a[0], r[2]), a[1], r[1]), a[2], r[0]);
+    let d2h = hi(hi(hi(z, a[0], r[2]), a[1], r[1]), a[2], r[0]);
+    let add = |x: __m512i, y: __m512i| _mm512_add_epi64(x, y);
+    let mut d0 = add(
+        d0l,
+        add(_mm512_slli_epi64::<12>(d2h), _mm512_slli_epi64::<10>(d2h)),
+    );
+    let mut d1 = add(d1l, _mm512_slli_epi64::<8>(d0h));
+    let mut d2 = add(d2l, _mm512_slli_epi64::<8>(d1h));
+    let m44 = _mm512_set1_epi64(M44 as i64);
+    let m42 = _mm512_set1_epi64(M42 as i64);
+    let c = _mm512_srli_epi64::<44>(d0);
+    d0 = _mm512_and_si512(d0, m44);
+    d1 = add(d1, c);
+    let c = _mm512_srli_epi64::<44>(d1);
+    d1 = _mm512_and_si512(d1, m44);
+    d2 = add(d2, c);
+    let c = _mm512_srli_epi64::<42>(d2);
+    d2 = _mm512_and_si512(d2, m42);
+    d0 = add(d0, add(c, _mm512_slli_epi64::<2>(c)));
+    let c = _mm512_srli_epi64::<44>(d0);
+    d0 = _mm512_and_si512(d0, m44);
+    d1 = add(d1, c);
+    [d0, d1, d2]
+}
+
+/// The limbs of eight 16-byte blocks (with the 2^128 bit), block j in
+/// lane j.
+#[target_feature(enable = "avx512f")]
+fn load_blocks(chunk: &[u8]) -> [__m512i; 3] {
+    assert!(chunk.len() >= 128);
+    // SAFETY: 128 readable bytes (checked above); unaligned loads.
+    let (t0, t1) = unsafe {
+        let p = chunk.as_ptr();
+        (
+            _mm512_loadu_si512(p.cast()),
+            _mm512_loadu_si512(p.add(64).cast()),
+        )
+    };
+    let lo = _mm512_permutex2var_epi64(t0, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), t1);
+    let hi = _mm512_permutex2var_epi64(t0, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), t1);
+    let m44 = _mm512_set1_epi64(M44 as i64);
+    [
+        _mm512_and_si512(lo, m44),
+        _mm512_and_si512(
+            _mm512_or_si512(_mm512_srli_epi64::<44>(lo), _mm512_slli_epi64::<20>(hi)),
+            m44,
+        ),
+        _mm512_or_si512(_mm512_srli_epi64::<24>(hi), _mm512_set1_epi64(1 << 40)),
+    ]
+}
+
+/// r^9..r^16 from r^1..r^8: one vector multiply by r^8.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn next_eight(p: &[[u64; 3]; 8]) -> [[u64; 3]; 8] {
+    let a: [__m512i; 3] = core::array::from_fn(|i| lanes(*p, i));
+    let r8 = mult(core::array::from_fn(|i| _mm512_set1_epi64(p[7][i] as i64)));
+    let v = mul(&a, &r8);
+    let mut limbs = [[0u64; 8]; 3];
+    for (l, x) in limbs.iter_mut().zip(v) {
+        // SAFETY: 64-byte unaligned store into a 64-byte array.
+        unsafe { _mm512_storeu_si512(l.as_mut_ptr().cast(), x) };
+    }
+    core::array::from_fn(|j| [limbs[0][j], limbs[1][j], limbs[2][j]])
+}
+
+/// Absorb `data` (a multiple of 128 bytes, at least 128) into `h` with `k`
+/// accumulators taking alternate groups of eight blocks.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8 * SETS], k: usize, data: &[u8]) {
+    let step = mult(core::array::from_fn(|i| {
+        _mm512_set1_epi64(pows[8 * k - 1][i] as i64)
+    }));
+    // Block j of the group d groups from the end takes r^(8d+8-j).
+    let fin: [Mult; SETS] = core::array::from_fn(|d| {
+        let d = d.min(k - 1);
+        let p: [[u64; 3]; 8] = core::array::from_fn(|j| pows[8 * d + 7 - j]);
+        mult(core::array::from_fn(|i| lanes(p, i)))
+    });
+    let z = _mm512_setzero_si512();
+    let mut acc = [[z; 3]; SETS];
+    let first: [u64; 8] = [0; 8];
+    acc[0] = core::array::from_fn(|i| {
+        let mut v = first;
+        v[0] = h[i];
+        // SAFETY: 64-byte unaligned load from a 64-byte array.
+        unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+    });
+    let n = data.len() / 128;
+    for (g, chunk) in data.chunks_exact(128).enumerate() {
+        let m = load_blocks(chunk);
+        let a = &mut acc[g % k];
+        for i in 0..3 {
+            a[i] = _mm512_add_epi64(a[i], m[i]);
+        }
+        let d = n - 1 - g;
+        *a = mul(a, if d >= k { &step } else { &fin[d] });
+    }
+    let mut sum = [0u64; 3];
+    for a in &acc[..k] {
+        for i in 0..3 {
+            let mut l = [0u64; 8];
+            // SAFETY: 64-byte unaligned store into a 64-byte array.
+            unsafe { _mm512_storeu_si512(l.as_mut_ptr().cast(), a[i]) };
+            sum[i] += l.iter().sum::<u64>();
+        }
+    }
+    // Carry the lane sums (each below 2^50) back to 44/44/42 bits.
+    let c = sum[0] >> 44;
+    sum[0] &= M44;
+    sum[1] += c;
+    let c = sum[1] >> 44;
+    sum[1] &= M44;
+    sum[2] += c;
+    let c = sum[2] >> 42;
+    sum[2] &= M42;
+    sum[0] += c * 5;
+    let c = sum[0] >> 44;
+    sum[0] &= M44;
+    sum[1] += c;
+    *h = sum;
+}
+
+impl Poly1305 {
+    pub fn new(token: Ifma, key: &[u8; 32]) -> Poly1305 {
+        Poly1305 {
+            inner: Scalar::new(key),
+            pows: [[0; 3]; 8 * SETS],
+            npows: 0,
+            token,
+        }
+    }
+
+    pub fn update(&mut self, mut data: &[u8]) {
+        // Complete a partial block with the scalar code first.
+        if self.inner.buf_len > 0 {
+            let take = (16 - self.inner.buf_len).min(data.len());
+            self.inner.update(&data[..take]);
+            data = &data[take..];
+        }
+        let bulk = data.len() / 128 * 128;
+        if bulk > 0 {
+            let k = (bulk / 128).min(SETS);
+            if self.npows == 0 {
+                self.pows[0] = self.inner.r;
+                for i in 1..8 {
+                    self.pows[i] = mul_limbs(self.pows[i - 1], self.inner.r);
+                }
+                self.npows = 8;
+            }
+            if self.npows < 8 * k {
+                let low: [[u64; 3]; 8] = self.pows[..8].try_into().expect("8 powers");
+                let _ = self.token;
+                // SAFETY: the Ifma token exists only when the CPU has
+                // AVX-512F and IFMA.
+                let high = unsafe { next_eight(&low) };
+                self.pows[8..].copy_from_slice(&high);
+                self.npows = 16;
+            }
+            // SAFETY: as above.
+            unsafe { groups(&mut self.inner.h, &self.pows, k, &data[..bulk]) };
+        }
+        self.inner.update(&data[bulk..]);
+    }
+
+    pub fn finalize(self) -> [u8; 16] {
+        self.inner.finalize()
+    }
+}
