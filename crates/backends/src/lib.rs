@@ -80,7 +80,7 @@ impl Impl {
 pub fn implementations(a: Algorithm) -> Vec<Impl> {
     let mut out = Vec::new();
     for b in registry() {
-        if b.availability(a, Hw::On).is_err() {
+        if b.availability(a, Hw::On).is_err() && b.availability(a, Hw::Off).is_err() {
             continue;
         }
         let variants = b.variants(a);

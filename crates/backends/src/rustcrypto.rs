@@ -3,8 +3,10 @@
 //!
 //! These crates choose AES-NI / PCLMULQDQ / AVX2 at run time with no switch to
 //! turn them off; their software paths are reachable only by rebuilding with
-//! `RUSTFLAGS="--cfg aes_force_soft --cfg polyval_force_soft --cfg
-//! chacha20_force_soft"`. So this backend measures `hw on` only.
+//! `--cfg aes_force_soft --cfg polyval_force_soft --cfg chacha20_force_soft
+//! --cfg poly1305_force_soft`. `scripts/rustcrypto-soft` does that build
+//! (with `--cfg ango_rustcrypto_soft`, so this backend knows): there it
+//! measures `hw off` only, its software paths; in a normal build `hw on` only.
 
 use aes::cipher::{
     consts::{U12, U13, U14, U16, U4, U6, U7, U8},
@@ -16,6 +18,9 @@ use aes_gcm::aead::AeadInPlace;
 use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable};
 
 const NAME: &str = "rustcrypto";
+
+/// Built by scripts/rustcrypto-soft with the crates' software paths forced.
+const SOFT: bool = cfg!(ango_rustcrypto_soft);
 
 pub struct RustCrypto;
 
@@ -218,20 +223,30 @@ impl Backend for RustCrypto {
     }
 
     fn availability(&self, _algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
-        match hw {
-            Hw::On => Ok(()),
-            _ => Err(Unavailable(
+        match (hw, SOFT) {
+            (Hw::On, false) | (Hw::Off, true) => Ok(()),
+            (_, false) => Err(Unavailable(
                 "RustCrypto picks AES-NI/PCLMULQDQ/AVX2 at run time with no switch; its software \
-                 path needs a rebuild with --cfg aes_force_soft"
+                 paths need the build of scripts/rustcrypto-soft"
+                    .into(),
+            )),
+            (_, true) => Err(Unavailable(
+                "this build forces RustCrypto's software paths (scripts/rustcrypto-soft): hw off only"
                     .into(),
             )),
         }
     }
 
     fn implementation(&self, algo: Algorithm, _hw: Hw) -> String {
-        let (aes, clmul, avx2) = feats();
+        let (aes, clmul, avx2) = if SOFT { (false, false, false) } else { feats() };
+        let chacha_path = if SOFT {
+            "soft"
+        } else if avx2 {
+            "avx2"
+        } else {
+            "sse2"
+        };
         let aes_path = if aes { "aes-ni" } else { "fixslice soft" };
-        let chacha_path = if avx2 { "avx2" } else { "sse2" };
         match algo {
             Algorithm::Aes128Gcm | Algorithm::Aes256Gcm => format!(
                 "aes-gcm 0.10 ({aes_path}, {})",
