@@ -3,6 +3,7 @@
 
 #[cfg(feature = "openssl")]
 pub mod openssl;
+pub mod pk;
 #[cfg(feature = "prims")]
 pub mod prims;
 #[cfg(feature = "rustcrypto")]

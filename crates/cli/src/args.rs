@@ -24,6 +24,8 @@ pub enum Cmd {
     Speed(SpeedArgs),
     /// The latency study of seed 001: ns per message at every length, every variant and backend.
     Latency(SpeedArgs),
+    /// The public-key study of seed 003: KEMs and signatures, every call timed on its own.
+    Pk(PkArgs),
     /// Compare two results directories, or two configurations of one (DIR@hw=on DIR@hw=off).
     Compare(CompareArgs),
     /// Every algorithm × backend × implementation, available or not (with the reason).
@@ -93,6 +95,91 @@ pub struct SpeedArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub speed: SpeedArgs,
+    /// Calls per public-key point in the run's public-key study (default 1000, 50 with --quick).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub pk_iterations: Option<String>,
+    /// Leave the public-key study out of the run.
+    #[arg(long)]
+    pub no_pk: bool,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct PkArgs {
+    /// Algorithms, comma-separated, or all, default, kem, sig (default: seed 003's set and the additions).
+    #[arg(long, value_name = "LIST")]
+    pub algo: Option<String>,
+    /// Backends, comma-separated (default: every public-key backend built in).
+    #[arg(long, value_name = "LIST")]
+    pub backend: Option<String>,
+    /// Operations: keygen, encaps, decaps, sign, verify, or all.
+    #[arg(long, value_name = "LIST", default_value = "all")]
+    pub ops: String,
+    /// Calls timed per point, each on its own; one more is made first and dropped.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub iterations: Option<String>,
+    /// Length of the signed message in bytes (random bytes; the schemes hash it themselves).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub message_bytes: Option<String>,
+    /// Longest time one point may take; it stops early, says so, and keeps what it measured.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    pub max_time: Option<String>,
+    /// table, json, csv or md.
+    #[arg(long, value_name = "FORMAT", default_value = "table")]
+    pub format: String,
+    /// Write a results directory here (results.jsonl, pk-samples.jsonl, env.json, report.html).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
+    /// 50 calls per point, for a first look.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+impl PkArgs {
+    /// Check every option and build the study's spec.
+    pub fn spec(&self, run_id: &str) -> Result<ango_study::pk::PkSpec> {
+        use ango_core::{PkAlgorithm, PkOp};
+        use ango_study::pk;
+        let algorithms = PkAlgorithm::parse_list(self.algo.as_deref().unwrap_or("default"))?;
+        let backends: Vec<String> = match &self.backend {
+            None => ango_backends::pk::registry()
+                .iter()
+                .map(|b| b.name().to_string())
+                .collect(),
+            Some(s) => list(s)
+                .map(|n| ango_backends::pk::by_name(n).map(|b| b.name().to_string()))
+                .collect::<Result<_>>()?,
+        };
+        if backends.is_empty() {
+            return Err(Error::usage(format!(
+                "--backend is empty; valid: {}",
+                names(ango_backends::pk::registry().iter().map(|b| b.name()))
+            )));
+        }
+        let ops = PkOp::parse_list(&self.ops)?;
+        let iterations = match &self.iterations {
+            Some(s) => parse_num("--iterations", s, 1usize, 10_000_000)?,
+            None if self.quick => pk::QUICK_ITERATIONS,
+            None => pk::DEFAULT_ITERATIONS,
+        };
+        let message_bytes = match &self.message_bytes {
+            Some(s) => parse_num("--message-bytes", s, 0usize, 1 << 26)?,
+            None => pk::DEFAULT_MESSAGE_BYTES,
+        };
+        let max_seconds = match &self.max_time {
+            Some(s) => parse_num("--max-time", s, 0.001f64, 86_400.0)?,
+            None => pk::DEFAULT_MAX_SECONDS,
+        };
+        ango_report::formats::Format::parse(&self.format)?;
+        Ok(pk::PkSpec {
+            run_id: run_id.to_string(),
+            algorithms,
+            backends,
+            ops,
+            iterations,
+            message_bytes,
+            max_seconds,
+        })
+    }
 }
 
 #[derive(Args, Debug)]

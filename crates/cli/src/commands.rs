@@ -1,9 +1,9 @@
 //! One function per subcommand: wiring only.
 
-use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, SpeedArgs};
-use crate::sink::{ParentSink, EVENTS};
+use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, PkArgs, RunArgs, SpeedArgs};
+use crate::sink::{ParentSink, EVENTS, PK_SAMPLES};
 use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
-use ango_core::{Algorithm, EnvInfo, Error, Hw, Result, SpeedRecord};
+use ango_core::{Algorithm, EnvInfo, Error, Hw, PkRecord, PkSamples, Result, SpeedRecord};
 use ango_harness::CycleCounter;
 use ango_report::compare::{self, Selector};
 use ango_report::formats::{self, Format};
@@ -14,9 +14,10 @@ use std::path::Path;
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.cmd {
-        Cmd::Run(a) => run(&a.speed, Mode::Run),
-        Cmd::Speed(a) => run(&a, Mode::Speed),
-        Cmd::Latency(a) => run(&a, Mode::Latency),
+        Cmd::Run(a) => run(&a.speed, Mode::Run, Some(&a)),
+        Cmd::Pk(a) => pk_cmd(&a),
+        Cmd::Speed(a) => run(&a, Mode::Speed, None),
+        Cmd::Latency(a) => run(&a, Mode::Latency, None),
         Cmd::Compare(a) => compare_cmd(&a),
         Cmd::List(a) => list(&a),
         Cmd::Env(a) => env_cmd(&a),
@@ -82,7 +83,7 @@ enum Mode {
 /// Seed 001's Table 1 columns.
 const LATENCY_TABLE_SIZES: &[u64] = &[16, 64, 512, 1024, 2048, 4096];
 
-fn run(a: &SpeedArgs, mode: Mode) -> Result<i32> {
+fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     let is_run = mode == Mode::Run;
     let (ts, date) = utc_now();
     let host = ango_harness::env::hostname();
@@ -100,7 +101,24 @@ fn run(a: &SpeedArgs, mode: Mode) -> Result<i32> {
     }))?;
     let format = Format::parse(&a.format)?;
     let planned = spec.plan_points()?;
-    let total = planned.run.len() * spec.points_per_triple();
+    let mut total = planned.run.len() * spec.points_per_triple();
+    // `ango run` adds the public-key study (validated here too).
+    let pk_spec = match run_args {
+        Some(r) if !r.no_pk => {
+            let pa = PkArgs {
+                ops: "all".into(),
+                format: a.format.clone(),
+                iterations: r.pk_iterations.clone(),
+                quick: a.quick,
+                max_time: Some(if a.quick { "5".into() } else { "20".into() }),
+                ..PkArgs::default()
+            };
+            let ps = pa.spec(&run_id)?;
+            total += ps.plan()?.points();
+            Some(ps)
+        }
+        _ => None,
+    };
 
     let dir = match (&a.out, is_run) {
         (Some(p), _) => Some(ResultsDir::create_at(p)?),
@@ -137,16 +155,13 @@ fn run(a: &SpeedArgs, mode: Mode) -> Result<i32> {
         "cycles"
     };
     let mut sink = ParentSink::new(dir, total);
-    let outcome = speed::run(&spec, &mut sink, false)?;
+    let mut outcome = speed::run(&spec, &mut sink, false)?;
+    if let (Some(ps), false) = (&pk_spec, outcome.interrupted) {
+        outcome.interrupted = ango_study::pk::run(ps, &mut sink)?.interrupted;
+    }
 
     if let Some(d) = &sink.dir {
-        write_report(
-            d,
-            Some(env.clone()),
-            &sink.records,
-            &sink.events,
-            outcome.interrupted,
-        )?;
+        write_report(d, Some(env.clone()), &sink, outcome.interrupted)?;
     }
     let shown: Vec<SpeedRecord> = if mode == Mode::Latency && format == Format::Table {
         println!(
@@ -180,10 +195,14 @@ fn run(a: &SpeedArgs, mode: Mode) -> Result<i32> {
             }
         }
     }
+    if !sink.pk_records.is_empty() {
+        println!();
+        print_pk(&sink.pk_records, format);
+    }
     if let Some(d) = &sink.dir {
         eprintln!(
             "ango: {} points in {}; report: {}",
-            sink.records.len(),
+            sink.records.len() + sink.pk_records.len(),
             d.path.join(RESULTS).display(),
             d.path.join(REPORT).display()
         );
@@ -197,7 +216,7 @@ fn run(a: &SpeedArgs, mode: Mode) -> Result<i32> {
     }
     if sink.kat_failures > 0 || sink.errors > 0 {
         eprintln!(
-            "ango: {} known-answer failures, {} errors (see above); failed pairs were not timed",
+            "ango: {} failed checks (known-answer, Wycheproof, cross-library), {} errors (see above); failed pairs were not timed",
             sink.kat_failures, sink.errors
         );
         return Ok(1);
@@ -208,8 +227,7 @@ fn run(a: &SpeedArgs, mode: Mode) -> Result<i32> {
 fn write_report(
     d: &ResultsDir,
     env: Option<EnvInfo>,
-    records: &[SpeedRecord],
-    events: &[serde_json::Value],
+    sink: &ParentSink,
     interrupted: bool,
 ) -> Result<()> {
     let mut notes = Vec::new();
@@ -221,37 +239,150 @@ fn write_report(
     }
     let html = ango_report::html::render(&ango_report::html::ReportData {
         env,
-        records: records.to_vec(),
-        events: events.to_vec(),
+        records: sink.records.clone(),
+        pk_records: sink.pk_records.clone(),
+        pk_samples: sink.pk_samples.clone(),
+        events: sink.events.clone(),
         notes,
     });
     d.write_text(REPORT, &html)
 }
 
-fn report_cmd(path: &Path) -> Result<()> {
-    let d = ResultsDir::open(path)?;
-    let recs = d.read_lines::<SpeedRecord>(RESULTS)?;
-    let events = d.read_lines::<serde_json::Value>(EVENTS)?;
-    let env: Option<EnvInfo> = d.read_json(ENV)?;
-    let mut notes = Vec::new();
-    if recs.partial_tail {
-        notes.push(
+/// results.jsonl holds both studies' records: split them by `suite`.
+struct Loaded {
+    speed: Vec<SpeedRecord>,
+    pk: Vec<PkRecord>,
+    notes: Vec<String>,
+}
+
+fn load_results(d: &ResultsDir) -> Result<Loaded> {
+    let lines = d.read_lines::<serde_json::Value>(RESULTS)?;
+    let mut out = Loaded {
+        speed: Vec::new(),
+        pk: Vec::new(),
+        notes: Vec::new(),
+    };
+    let mut bad = lines.bad_lines.clone();
+    for (i, v) in lines.items.into_iter().enumerate() {
+        let ok = if v["suite"] == "pk" {
+            serde_json::from_value::<PkRecord>(v)
+                .map(|r| out.pk.push(r))
+                .is_ok()
+        } else {
+            serde_json::from_value::<SpeedRecord>(v)
+                .map(|r| out.speed.push(r))
+                .is_ok()
+        };
+        if !ok {
+            bad.push(i + 1);
+        }
+    }
+    if lines.partial_tail {
+        out.notes.push(
             "results.jsonl ended in a cut line (a write interrupted by a crash); it was left out."
                 .to_string(),
         );
     }
-    if !recs.bad_lines.is_empty() {
-        notes.push(format!(
-            "results.jsonl lines {:?} did not parse and were left out.",
-            recs.bad_lines
+    if !bad.is_empty() {
+        out.notes.push(format!(
+            "results.jsonl lines {bad:?} did not parse and were left out."
         ));
     }
+    Ok(out)
+}
+
+fn print_pk(records: &[PkRecord], format: Format) {
+    print!("{}", ango_report::pk::render(records, format));
+    if format == Format::Table {
+        if records.iter().any(|r| r.algorithm == "x25519") {
+            println!("\nNote: {}", ango_study::pk::X25519_NOTE);
+        }
+        if let Some(n) = records.iter().find_map(|r| r.message_bytes) {
+            println!("Note: {}.", ango_study::pk::message_note(n as usize));
+        }
+        let f = ango_report::pk::findings(records);
+        if !f.is_empty() {
+            println!("\nFindings (seed 003):");
+            for x in f {
+                println!("- {x}");
+            }
+        }
+    }
+}
+
+fn pk_cmd(a: &PkArgs) -> Result<i32> {
+    let (ts, _date) = utc_now();
+    let host = ango_harness::env::hostname();
+    let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
+    let spec = a.spec(&run_id)?;
+    let format = Format::parse(&a.format)?;
+    let plan = spec.plan()?;
+    let dir = match &a.out {
+        Some(p) => Some(ResultsDir::create_at(p)?),
+        None => None,
+    };
+    install_interrupt_handler();
+    let env = capture_env(&run_id);
+    if let Some(d) = &dir {
+        d.write_json(ENV, &env)?;
+        eprintln!(
+            "ango: writing {} ({} points planned)",
+            d.path.display(),
+            plan.points()
+        );
+    }
+    let started = std::time::Instant::now();
+    let mut sink = ParentSink::new(dir, plan.points());
+    let outcome = ango_study::pk::run(&spec, &mut sink)?;
+    if let Some(d) = &sink.dir {
+        write_report(d, Some(env), &sink, outcome.interrupted)?;
+    }
+    print_pk(&sink.pk_records, format);
+    eprintln!(
+        "ango: {} public-key points in {:.1} s",
+        sink.pk_records.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(d) = &sink.dir {
+        eprintln!(
+            "ango: records in {}, per-call times in {}, report: {}",
+            d.path.join(RESULTS).display(),
+            d.path.join(PK_SAMPLES).display(),
+            d.path.join(REPORT).display()
+        );
+    }
+    if outcome.interrupted {
+        eprintln!(
+            "ango: interrupted; the {} points measured so far are kept",
+            sink.pk_records.len()
+        );
+        return Ok(130);
+    }
+    if sink.kat_failures > 0 || sink.errors > 0 {
+        eprintln!(
+            "ango: {} failed checks, {} errors (see above); failed pairs were not timed",
+            sink.kat_failures, sink.errors
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn report_cmd(path: &Path) -> Result<()> {
+    let d = ResultsDir::open(path)?;
+    let loaded = load_results(&d)?;
+    let events = d.read_lines::<serde_json::Value>(EVENTS)?;
+    let pk_samples = d.read_lines::<PkSamples>(PK_SAMPLES)?;
+    let env: Option<EnvInfo> = d.read_json(ENV)?;
+    let notes = loaded.notes;
     for n in &notes {
         eprintln!("note: {n}");
     }
     let html = ango_report::html::render(&ango_report::html::ReportData {
         env,
-        records: recs.items,
+        records: loaded.speed,
+        pk_records: loaded.pk,
+        pk_samples: pk_samples.items,
         events: events.items,
         notes,
     });
@@ -262,7 +393,7 @@ fn report_cmd(path: &Path) -> Result<()> {
 
 fn load(sel: &Selector) -> Result<Vec<SpeedRecord>> {
     let d = ResultsDir::open(&sel.path)?;
-    Ok(d.read_lines::<SpeedRecord>(RESULTS)?.items)
+    Ok(load_results(&d)?.speed)
 }
 
 fn compare_cmd(a: &CompareArgs) -> Result<i32> {

@@ -2,15 +2,19 @@
 //! (results.jsonl, samples.jsonl, events.jsonl) and shows progress.
 
 use ango_core::results::{ResultsDir, RESULTS, SAMPLES};
-use ango_core::{Result, SpeedRecord};
+use ango_core::{PkRecord, Result, SpeedRecord};
 use ango_study::{Event, Sink};
 use std::io::Write;
 
 pub const EVENTS: &str = "events.jsonl";
+/// Every kept per-call time of the public-key study, one line per point.
+pub const PK_SAMPLES: &str = "pk-samples.jsonl";
 
 pub struct ParentSink {
     pub dir: Option<ResultsDir>,
     pub records: Vec<SpeedRecord>,
+    pub pk_records: Vec<PkRecord>,
+    pub pk_samples: Vec<ango_core::PkSamples>,
     pub events: Vec<serde_json::Value>,
     pub total: usize,
     pub done: usize,
@@ -24,6 +28,8 @@ impl ParentSink {
         ParentSink {
             dir,
             records: Vec::new(),
+            pk_records: Vec::new(),
+            pk_samples: Vec::new(),
             events: Vec::new(),
             total,
             done: 0,
@@ -112,6 +118,54 @@ impl Sink for ParentSink {
                 if first {
                     self.say(&format!("skip {backend} hw={hw}: {reason}"));
                 }
+                self.log_event(e)?;
+            }
+            Event::PkPoint { record, samples } => {
+                if let Some(d) = &self.dir {
+                    d.append(RESULTS, &*record)?;
+                    d.append(PK_SAMPLES, &*samples)?;
+                }
+                self.done += 1;
+                let w = self.total.to_string().len();
+                self.say(&format!(
+                    "[{:>w$}/{}] {:<24} {:<10} {:<7} median {:>12}  robust cv {:>6.2}%  ({} calls){}",
+                    self.done,
+                    self.total,
+                    record.algorithm,
+                    record.backend,
+                    record.operation,
+                    ango_report::pk::fmt_ns(record.median_ns),
+                    record.robust_cv * 100.0,
+                    record.iterations,
+                    if record.warnings.is_empty() { "" } else { "  (cut short)" }
+                ));
+                self.pk_records.push(*record);
+                self.pk_samples.push(*samples);
+            }
+            ref e @ Event::PkCheck {
+                ref backend,
+                algorithm,
+                ok,
+                ref summary,
+                ref failures,
+            } => {
+                let mut line = format!("check {backend} {algorithm}: {summary}");
+                for f in failures {
+                    line.push_str(&format!("\n    {f}"));
+                }
+                if !ok {
+                    self.kat_failures += 1;
+                    line.push_str("\n    not timed");
+                }
+                self.say(&line);
+                self.log_event(e)?;
+            }
+            ref e @ Event::PkSkip {
+                ref backend,
+                algorithm,
+                ref reason,
+            } => {
+                self.say(&format!("skip {backend} {algorithm}: {reason}"));
                 self.log_event(e)?;
             }
             ref e @ Event::Error { ref message } => {

@@ -255,7 +255,7 @@ fn seed000_mask_also_clears_the_extended_word() {
 fn list_env_and_verify() {
     let a = ango().arg("list").assert().success();
     let s = String::from_utf8_lossy(&a.get_output().stdout).to_string();
-    assert!(s.contains("rustcrypto") && s.contains("unavailable") && s.contains("aes_force_soft"));
+    assert!(s.contains("rustcrypto") && s.contains("unavailable") && s.contains("rustcrypto-soft"));
     let a = ango().args(["env", "--format", "json"]).assert().success();
     let e: ango_core::EnvInfo = serde_json::from_slice(&a.get_output().stdout).unwrap();
     assert!(

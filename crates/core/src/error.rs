@@ -19,6 +19,10 @@ pub enum Error {
     /// An AEAD open found a wrong tag.
     #[error("authentication failed")]
     AuthFailed,
+    /// A backend does not offer an optional operation (e.g. importing a
+    /// secret key for a known-answer test).
+    #[error("not supported: {0}")]
+    Unsupported(String),
     /// A known-answer test did not reproduce its vector.
     #[error("known-answer test failed: {0}")]
     Kat(String),

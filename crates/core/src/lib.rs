@@ -7,11 +7,13 @@
 
 pub mod algo;
 pub mod error;
+pub mod pk;
 pub mod record;
 pub mod results;
 pub mod traits;
 
 pub use algo::{Algorithm, Hw, Kind, Operation};
 pub use error::{Error, Result};
-pub use record::{EnvInfo, SpeedRecord, SCHEMA_VERSION};
+pub use pk::{Kem, PkAlgorithm, PkBackend, PkKind, PkOp, Signer, SizeEntry};
+pub use record::{EnvInfo, PkRecord, PkSamples, SpeedRecord, SCHEMA_VERSION};
 pub use traits::{Aead, Backend, Cipher, Unavailable, Variant, WithVariant};

@@ -131,3 +131,65 @@ pub struct EnvInfo {
     /// The command line that made the run.
     pub command: String,
 }
+
+/// One public-key point: an (algorithm, backend, operation) of `ango pk`,
+/// every call timed on its own. One JSON line per point in
+/// `results.jsonl`; the kept per-call times are in `pk-samples.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PkRecord {
+    pub schema: u32,
+    pub run_id: String,
+    /// Always `pk`.
+    pub suite: String,
+    pub algorithm: String,
+    /// `kem` or `sig`.
+    pub kind: String,
+    pub operation: String,
+    pub backend: String,
+    pub implementation: String,
+    /// Calls timed and kept (after dropping the first `dropped`).
+    pub iterations: u64,
+    /// Calls timed and dropped (the first, warm-up call).
+    pub dropped: u64,
+    /// Message length for sign and verify (random bytes, new per run).
+    pub message_bytes: Option<u64>,
+    pub median_ns: f64,
+    pub q1_ns: f64,
+    pub q3_ns: f64,
+    pub mean_ns: f64,
+    pub sd_ns: f64,
+    pub min_ns: f64,
+    pub max_ns: f64,
+    pub p95_ns: f64,
+    pub p99_ns: f64,
+    pub robust_cv: f64,
+    pub ci95_low_ns: f64,
+    pub ci95_high_ns: f64,
+    /// Median cycles per call (see `cycle_source`).
+    pub cycles_per_op: Option<f64>,
+    pub cycle_source: String,
+    pub timer_overhead_ns: f64,
+    /// Sizes of this algorithm's objects as this backend encodes them.
+    pub sizes: Vec<crate::pk::SizeEntry>,
+    /// Outcome of the checks run before timing, e.g. `pass 6/6`.
+    pub verify: String,
+    /// What the operation means when it is not the literal one (X25519's
+    /// encaps and decaps).
+    pub note: Option<String>,
+    pub warnings: Vec<String>,
+    pub method: String,
+    pub time: String,
+}
+
+/// Every kept per-call time of one public-key point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PkSamples {
+    pub run_id: String,
+    pub algorithm: String,
+    pub operation: String,
+    pub backend: String,
+    /// Nanoseconds per call, in the order measured.
+    pub sample_ns: Vec<f64>,
+    /// Cycles per call (same order), when a cycle source was available.
+    pub sample_cycles: Option<Vec<u64>>,
+}

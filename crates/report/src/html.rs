@@ -8,9 +8,13 @@ use ango_core::{Algorithm, EnvInfo, SpeedRecord};
 use std::fmt::Write;
 
 /// Everything a report is made from.
+#[derive(Default)]
 pub struct ReportData {
     pub env: Option<EnvInfo>,
     pub records: Vec<SpeedRecord>,
+    /// The public-key study's records and their per-call samples.
+    pub pk_records: Vec<ango_core::PkRecord>,
+    pub pk_samples: Vec<ango_core::PkSamples>,
     /// Lines of events.jsonl (known-answer results, skips, errors).
     pub events: Vec<serde_json::Value>,
     /// Notes about the data itself (interrupted run, cut lines).
@@ -461,11 +465,14 @@ pub fn render(d: &ReportData) -> String {
         .iter()
         .cloned()
         .partition(|r| r.suite == "latency");
+    let pk = crate::pk::html_section(&d.pk_records, &d.pk_samples);
+    let total = total + d.pk_records.len();
     let d = &ReportData {
         env: d.env.clone(),
         records: speed,
         events: d.events.clone(),
         notes: d.notes.clone(),
+        ..ReportData::default()
     };
     let mut out = String::new();
     let run_id = d
@@ -476,7 +483,7 @@ pub fn render(d: &ReportData) -> String {
         .unwrap_or_default();
     let _ = write!(
         out,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>ango report {}</title><style>{CSS}</style></head><body><h1>ango: symmetric study</h1><p>Run <code>{}</code>, {} points{}.</p>",
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>ango report {}</title><style>{CSS}</style></head><body><h1>ango report</h1><p>Run <code>{}</code>, {} points{}.</p>",
         escape(&run_id),
         escape(&run_id),
         total,
@@ -500,6 +507,7 @@ pub fn render(d: &ReportData) -> String {
         out.push_str(&tables(&d.records));
     }
     out.push_str(&latency_section(&latency));
+    out.push_str(&pk);
     out.push_str(METHOD);
     out.push_str(&events_section(&d.events));
     if let Some(env) = &d.env {

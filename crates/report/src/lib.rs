@@ -6,6 +6,7 @@ pub mod compare;
 pub mod findings;
 pub mod formats;
 pub mod html;
+pub mod pk;
 pub mod svg;
 pub mod unit;
 

@@ -3,7 +3,7 @@
 //! object per line.
 
 use ango_core::record::SampleSet;
-use ango_core::{Algorithm, Hw, Result, SpeedRecord};
+use ango_core::{Algorithm, Hw, PkAlgorithm, PkRecord, PkSamples, Result, SpeedRecord};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 
@@ -34,6 +34,25 @@ pub enum Event {
     },
     Error {
         message: String,
+    },
+    /// Checks of one public-key (backend, algorithm), before timing.
+    PkCheck {
+        backend: String,
+        algorithm: PkAlgorithm,
+        ok: bool,
+        summary: String,
+        failures: Vec<String>,
+    },
+    /// One measured public-key point, with every kept call's time.
+    PkPoint {
+        record: Box<PkRecord>,
+        samples: Box<PkSamples>,
+    },
+    /// A public-key (backend, algorithm) that cannot be measured here.
+    PkSkip {
+        backend: String,
+        algorithm: PkAlgorithm,
+        reason: String,
     },
 }
 

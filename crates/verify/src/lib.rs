@@ -6,5 +6,6 @@ pub mod differential;
 pub mod kat;
 pub mod vectors;
 pub mod wycheproof;
+pub mod wycheproof_pk;
 
 pub use kat::KatReport;

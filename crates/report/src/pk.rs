@@ -1,0 +1,574 @@
+//! Presenting the public-key study: seed 003's tables (mean, SD, quartiles
+//! and robust CV in milliseconds, one table per operation), the full
+//! statistics, the sizes table, findings, and the distribution chart.
+
+use crate::formats::Format;
+use crate::svg::escape;
+use ango_core::{PkAlgorithm, PkRecord, PkSamples};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// A duration in the unit that suits it.
+pub fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+fn order(r: &PkRecord) -> (usize, String, usize) {
+    let a = PkAlgorithm::parse(&r.algorithm)
+        .ok()
+        .and_then(|a| PkAlgorithm::ALL.iter().position(|x| *x == a))
+        .unwrap_or(usize::MAX);
+    let op = ["keygen", "encaps", "decaps", "sign", "verify"]
+        .iter()
+        .position(|o| *o == r.operation)
+        .unwrap_or(9);
+    (a, r.backend.clone(), op)
+}
+
+fn sorted(records: &[PkRecord]) -> Vec<&PkRecord> {
+    let mut v: Vec<&PkRecord> = records.iter().collect();
+    v.sort_by_key(|r| order(r));
+    v
+}
+
+fn label(r: &PkRecord) -> String {
+    let l = PkAlgorithm::parse(&r.algorithm)
+        .map(|a| a.label().to_string())
+        .unwrap_or_else(|_| r.algorithm.clone());
+    format!("{l} [{}]", r.backend)
+}
+
+const SEED_OPS: &[(&str, &str, &str)] = &[
+    ("kem", "keygen", "KEM key generation (seed 003 Table 2)"),
+    ("kem", "encaps", "Encapsulation (seed 003 Table 3)"),
+    ("kem", "decaps", "Decapsulation (seed 003 Table 4)"),
+    (
+        "sig",
+        "keygen",
+        "Signature key generation (seed 003 Table 6)",
+    ),
+    ("sig", "sign", "Signing (seed 003 Table 7)"),
+    ("sig", "verify", "Verification (seed 003 Table 8)"),
+];
+
+/// Seed 003's layout: one table per operation, times in milliseconds.
+pub fn seed_tables(records: &[PkRecord]) -> String {
+    let mut out = String::new();
+    for (kind, op, title) in SEED_OPS {
+        let rows: Vec<&PkRecord> = sorted(records)
+            .into_iter()
+            .filter(|r| r.kind == *kind && r.operation == *op)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let w = rows
+            .iter()
+            .map(|r| label(r).len())
+            .max()
+            .unwrap_or(10)
+            .max(10);
+        let _ = writeln!(out, "{title}, ms");
+        let _ = writeln!(
+            out,
+            "{:<w$}  {:>12} {:>12} {:>12} {:>12} {:>12} {:>9}",
+            "", "mean", "SD", "Q1", "median", "Q3", "robust CV"
+        );
+        for r in rows {
+            let _ = writeln!(
+                out,
+                "{:<w$}  {:>12.6} {:>12.6} {:>12.6} {:>12.6} {:>12.6} {:>9.6}",
+                label(r),
+                r.mean_ns / 1e6,
+                r.sd_ns / 1e6,
+                r.q1_ns / 1e6,
+                r.median_ns / 1e6,
+                r.q3_ns / 1e6,
+                r.robust_cv
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Every statistic, one row per point (times in µs).
+pub fn full_table(records: &[PkRecord]) -> String {
+    let rows = sorted(records);
+    let w = rows
+        .iter()
+        .map(|r| label(r).len() + r.operation.len() + 1)
+        .max()
+        .unwrap_or(10);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<w$} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>7}",
+        "µs per call", "n", "mean", "SD", "min", "Q1", "median", "Q3", "p95", "p99", "max", "rCV"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:<w$} {:>6} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>6.1}%{}",
+            format!("{} {}", label(r), r.operation),
+            r.iterations,
+            r.mean_ns / 1e3,
+            r.sd_ns / 1e3,
+            r.min_ns / 1e3,
+            r.q1_ns / 1e3,
+            r.median_ns / 1e3,
+            r.q3_ns / 1e3,
+            r.p95_ns / 1e3,
+            r.p99_ns / 1e3,
+            r.max_ns / 1e3,
+            r.robust_cv * 100.0,
+            if r.warnings.is_empty() { "" } else { " (cut short)" }
+        );
+    }
+    out
+}
+
+/// The sizes of each (algorithm, backend): seed 003 Tables 1, 5 and 16.
+pub fn sizes_table(records: &[PkRecord]) -> String {
+    let mut seen: BTreeMap<(usize, String, String), &PkRecord> = BTreeMap::new();
+    for r in records {
+        let (a, b, _) = order(r);
+        seen.entry((a, b, r.algorithm.clone())).or_insert(r);
+    }
+    let mut out = String::from("Sizes in bytes (encoding in brackets)\n");
+    for r in seen.values() {
+        let cells: Vec<String> = r
+            .sizes
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {} [{}]",
+                    s.object.replace('_', " "),
+                    s.bytes,
+                    s.encoding
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "{:<34} {}", label(r), cells.join(", "));
+    }
+    out
+}
+
+const CSV_FIELDS: &[&str] = &[
+    "run_id",
+    "suite",
+    "algorithm",
+    "kind",
+    "operation",
+    "backend",
+    "implementation",
+    "iterations",
+    "dropped",
+    "message_bytes",
+    "mean_ns",
+    "sd_ns",
+    "min_ns",
+    "q1_ns",
+    "median_ns",
+    "q3_ns",
+    "p95_ns",
+    "p99_ns",
+    "max_ns",
+    "robust_cv",
+    "ci95_low_ns",
+    "ci95_high_ns",
+    "cycles_per_op",
+    "cycle_source",
+    "verify",
+];
+
+fn csv(records: &[PkRecord]) -> String {
+    let mut out = CSV_FIELDS.join(",");
+    out.push_str(",sizes\n");
+    for r in sorted(records) {
+        let v = serde_json::to_value(r).expect("record serialises");
+        let mut line: Vec<String> = CSV_FIELDS
+            .iter()
+            .map(|f| match &v[*f] {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(s) if s.contains(',') => format!("\"{s}\""),
+                serde_json::Value::String(s) => s.clone(),
+                o => o.to_string(),
+            })
+            .collect();
+        let sizes: Vec<String> = r
+            .sizes
+            .iter()
+            .map(|s| format!("{}:{}={}", s.object, s.encoding, s.bytes))
+            .collect();
+        line.push(sizes.join(";"));
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn markdown(records: &[PkRecord]) -> String {
+    let mut out = String::from(
+        "| algorithm | backend | op | n | mean µs | SD µs | Q1 µs | median µs | Q3 µs | p95 µs | p99 µs | max µs | robust CV |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in sorted(records) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.4} |",
+            r.algorithm,
+            r.backend,
+            r.operation,
+            r.iterations,
+            r.mean_ns / 1e3,
+            r.sd_ns / 1e3,
+            r.q1_ns / 1e3,
+            r.median_ns / 1e3,
+            r.q3_ns / 1e3,
+            r.p95_ns / 1e3,
+            r.p99_ns / 1e3,
+            r.max_ns / 1e3,
+            r.robust_cv
+        );
+    }
+    out
+}
+
+/// Render in the formats of `ango speed`.
+pub fn render(records: &[PkRecord], format: Format) -> String {
+    match format {
+        Format::Table => {
+            let mut s = seed_tables(records);
+            s.push_str(&full_table(records));
+            s.push('\n');
+            s.push_str(&sizes_table(records));
+            s
+        }
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(records).expect("records serialise");
+            s.push('\n');
+            s
+        }
+        Format::Csv => csv(records),
+        Format::Md => markdown(records),
+    }
+}
+
+fn find<'a>(records: &'a [PkRecord], algo: &str, op: &str, backend: &str) -> Option<&'a PkRecord> {
+    records
+        .iter()
+        .find(|r| r.algorithm == algo && r.operation == op && r.backend == backend)
+}
+
+/// Seed 003's findings, checked against these records (per backend).
+pub fn findings(records: &[PkRecord]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut backends: Vec<&str> = records.iter().map(|r| r.backend.as_str()).collect();
+    backends.sort();
+    backends.dedup();
+    for b in backends {
+        for op in ["keygen", "encaps"] {
+            if let Some(x) = find(records, "x25519", op, b) {
+                let faster: Vec<String> = ["ml-kem-512", "ml-kem-768", "ml-kem-1024"]
+                    .iter()
+                    .filter_map(|k| find(records, k, op, b))
+                    .map(|m| format!("{} {:.2}×", m.algorithm, x.median_ns / m.median_ns))
+                    .collect();
+                if !faster.is_empty() {
+                    let all = ["ml-kem-512", "ml-kem-768", "ml-kem-1024"]
+                        .iter()
+                        .filter_map(|k| find(records, k, op, b))
+                        .all(|m| m.median_ns < x.median_ns);
+                    out.push(format!(
+                        "[{b}] ML-KEM {op} {} X25519 (X25519's median ÷ ML-KEM's: {}); seed 003 found ML-KEM faster.",
+                        if all { "is faster than" } else { "is NOT always faster than" },
+                        faster.join(", ")
+                    ));
+                }
+            }
+        }
+        let cv = |a: &str, op: &str| find(records, a, op, b).map(|r| r.robust_cv);
+        if let (Some(r2), Some(r3)) = (cv("rsa-2048", "keygen"), cv("rsa-3072", "keygen")) {
+            let others: Vec<f64> = records
+                .iter()
+                .filter(|r| {
+                    r.backend == b && r.operation == "keygen" && !r.algorithm.starts_with("rsa-")
+                })
+                .map(|r| r.robust_cv)
+                .collect();
+            if let Some(max_other) = others.iter().cloned().reduce(f64::max) {
+                out.push(format!(
+                    "[{b}] RSA key generation's robust CV is {:.2} (RSA-2048) and {:.2} (RSA-3072); the largest of the other algorithms' key generation is {:.2}{}",
+                    r2,
+                    r3,
+                    max_other,
+                    if r2.min(r3) > 3.0 * max_other {
+                        ": far above, as seed 003 found."
+                    } else {
+                        ": NOT far above the others here."
+                    }
+                ));
+            }
+        }
+        if let (Some(s), Some(v)) = (
+            find(records, "ml-dsa-44", "sign", b),
+            find(records, "ml-dsa-44", "verify", b),
+        ) {
+            let tail = |r: &PkRecord| r.p99_ns / r.median_ns;
+            out.push(format!(
+                "[{b}] ML-DSA-44 signing: p99 ÷ median {:.2}, robust CV {:.3}; verification: p99 ÷ median {:.2}, robust CV {:.3}: signing's upper tail is {} (seed 003: signing has the long upper tail).",
+                tail(s),
+                s.robust_cv,
+                tail(v),
+                v.robust_cv,
+                if tail(s) > tail(v) && s.robust_cv > v.robust_cv {
+                    "heavier"
+                } else {
+                    "NOT heavier"
+                }
+            ));
+        }
+    }
+    out
+}
+
+fn html_table(text: &str) -> String {
+    format!("<pre>{}</pre>", escape(text))
+}
+
+/// The report's public-key section: findings, seed 003's tables, the full
+/// statistics, sizes, and a distribution chart per operation.
+pub fn html_section(records: &[PkRecord], samples: &[PkSamples]) -> String {
+    if records.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<h2>Public-key study (seed 003 §4-1, §4-2)</h2>");
+    let f = findings(records);
+    if !f.is_empty() {
+        out.push_str("<h3>Findings</h3><ul>");
+        for x in f {
+            let _ = write!(out, "<li>{}</li>", escape(&x));
+        }
+        out.push_str("</ul>");
+    }
+    if let Some(n) = records.iter().find_map(|r| r.note.as_ref()) {
+        let _ = write!(out, "<p>{}</p>", escape(n));
+    }
+    if let Some(r) = records.iter().find(|r| r.message_bytes.is_some()) {
+        let _ = write!(out, "<p>Method: {}.</p>", escape(&r.method));
+    }
+    out.push_str("<h3>Distributions</h3>");
+    for (kind, op, title) in SEED_OPS {
+        let rows: Vec<(&PkRecord, &PkSamples)> = sorted(records)
+            .into_iter()
+            .filter(|r| r.kind == *kind && r.operation == *op)
+            .filter_map(|r| {
+                samples
+                    .iter()
+                    .find(|s| {
+                        s.run_id == r.run_id
+                            && s.algorithm == r.algorithm
+                            && s.operation == r.operation
+                            && s.backend == r.backend
+                    })
+                    .map(|s| (r, s))
+            })
+            .collect();
+        if !rows.is_empty() {
+            out.push_str(&distribution_svg(title, &rows));
+        }
+    }
+    out.push_str("<h3>Seed 003's tables (ms)</h3>");
+    out.push_str(&html_table(&seed_tables(records)));
+    out.push_str("<h3>Every statistic</h3>");
+    out.push_str(&html_table(&full_table(records)));
+    out.push_str("<h3>Sizes</h3>");
+    out.push_str(&html_table(&sizes_table(records)));
+    out
+}
+
+/// A distribution chart of one operation: a row per (algorithm, backend),
+/// each a histogram of its calls on a log time axis (the algorithms' times
+/// differ by orders of magnitude), with the median marked.
+pub fn distribution_svg(title: &str, rows: &[(&PkRecord, &PkSamples)]) -> String {
+    let row_h = 34.0;
+    let left = 260.0;
+    let width = 940.0;
+    let plot_w = width - left - 30.0;
+    let top = 40.0;
+    let height = top + row_h * rows.len() as f64 + 50.0;
+    let all: Vec<f64> = rows
+        .iter()
+        .flat_map(|(_, s)| s.sample_ns.iter().copied())
+        .filter(|x| *x > 0.0)
+        .collect();
+    if all.is_empty() {
+        return String::new();
+    }
+    let lo = all
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min)
+        .log10()
+        .floor();
+    let hi = all
+        .iter()
+        .cloned()
+        .fold(0.0, f64::max)
+        .log10()
+        .ceil()
+        .max(lo + 1.0);
+    let x = |ns: f64| left + (ns.max(1.0).log10() - lo) / (hi - lo) * plot_w;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="20" font-size="14" font-weight="bold">{}</text>"#,
+        left,
+        escape(title)
+    );
+    // Decades.
+    let mut d = lo;
+    while d <= hi + 1e-9 {
+        let xx = left + (d - lo) / (hi - lo) * plot_w;
+        let _ = write!(
+            s,
+            r##"<line x1="{xx:.1}" y1="{top}" x2="{xx:.1}" y2="{:.1}" stroke="#ddd"/><text x="{xx:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            height - 40.0,
+            height - 25.0,
+            escape(&fmt_ns(10f64.powf(d)))
+        );
+        d += 1.0;
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">time per call (log scale); bars: histogram of the calls, line: median</text>"#,
+        left + plot_w / 2.0,
+        height - 8.0
+    );
+    let bins = 60usize;
+    for (i, (r, smp)) in rows.iter().enumerate() {
+        let y0 = top + row_h * i as f64;
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            left - 8.0,
+            y0 + row_h * 0.6,
+            escape(&label(r))
+        );
+        let mut counts = vec![0usize; bins];
+        for &v in &smp.sample_ns {
+            let f = (v.max(1.0).log10() - lo) / (hi - lo);
+            let b = ((f * bins as f64) as usize).min(bins - 1);
+            counts[b] += 1;
+        }
+        let max = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+        let bw = plot_w / bins as f64;
+        for (b, &c) in counts.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let h = (row_h - 6.0) * (c as f64 / max).sqrt();
+            let _ = write!(
+                s,
+                r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" fill="#4878a8"><title>{c} calls</title></rect>"##,
+                left + bw * b as f64,
+                y0 + row_h - 3.0 - h,
+                bw.max(1.0) - 0.3
+            );
+        }
+        let xm = x(r.median_ns);
+        let _ = write!(
+            s,
+            r##"<line x1="{xm:.1}" y1="{:.1}" x2="{xm:.1}" y2="{:.1}" stroke="#c0392b" stroke-width="2"><title>median {}</title></line>"##,
+            y0 + 2.0,
+            y0 + row_h - 2.0,
+            escape(&fmt_ns(r.median_ns))
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(algo: &str, op: &str, median: f64, cv: f64, p99: f64) -> PkRecord {
+        PkRecord {
+            schema: 1,
+            run_id: "t".into(),
+            suite: "pk".into(),
+            algorithm: algo.into(),
+            kind: if algo.starts_with("ml-kem") || algo == "x25519" {
+                "kem".into()
+            } else {
+                "sig".into()
+            },
+            operation: op.into(),
+            backend: "openssl".into(),
+            implementation: "x".into(),
+            iterations: 999,
+            dropped: 1,
+            message_bytes: None,
+            median_ns: median,
+            q1_ns: median * (1.0 - cv / 2.0),
+            q3_ns: median * (1.0 + cv / 2.0),
+            mean_ns: median,
+            sd_ns: 1.0,
+            min_ns: median / 2.0,
+            max_ns: p99 * 2.0,
+            p95_ns: p99,
+            p99_ns: p99,
+            robust_cv: cv,
+            ci95_low_ns: median,
+            ci95_high_ns: median,
+            cycles_per_op: None,
+            cycle_source: "tsc".into(),
+            timer_overhead_ns: 20.0,
+            sizes: vec![],
+            verify: "pass 5/5".into(),
+            note: None,
+            warnings: vec![],
+            method: String::new(),
+            time: String::new(),
+        }
+    }
+
+    #[test]
+    fn findings_follow_the_numbers() {
+        let mut v = vec![
+            rec("x25519", "keygen", 30_000.0, 0.05, 40_000.0),
+            rec("ml-kem-768", "keygen", 20_000.0, 0.03, 25_000.0),
+            rec("rsa-2048", "keygen", 4e7, 0.8, 1e8),
+            rec("rsa-3072", "keygen", 1.4e8, 0.9, 3e8),
+            rec("ml-dsa-44", "sign", 50_000.0, 0.7, 200_000.0),
+            rec("ml-dsa-44", "verify", 20_000.0, 0.02, 22_000.0),
+        ];
+        let f = findings(&v).join("\n");
+        assert!(f.contains("ML-KEM keygen is faster than X25519"), "{f}");
+        assert!(f.contains("far above, as seed 003 found"), "{f}");
+        assert!(f.contains("upper tail is heavier"), "{f}");
+        v[1].median_ns = 40_000.0;
+        v[2].robust_cv = 0.05;
+        let f = findings(&v).join("\n");
+        assert!(f.contains("is NOT always faster"), "{f}");
+        assert!(f.contains("NOT far above"), "{f}");
+    }
+
+    #[test]
+    fn seed_table_is_in_milliseconds_with_six_decimals() {
+        let t = seed_tables(&[rec("ml-kem-768", "keygen", 14_133.0, 0.043, 20_000.0)]);
+        assert!(t.contains("Table 2"), "{t}");
+        assert!(t.contains("0.014133"), "{t}");
+    }
+}
