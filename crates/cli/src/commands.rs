@@ -455,6 +455,24 @@ fn list(a: &FormatArgs) -> Result<i32> {
             }));
         }
     }
+    for &algo in ango_core::PkAlgorithm::ALL {
+        for b in ango_backends::pk::registry() {
+            let (status, detail) = match b.availability(algo) {
+                Ok(()) => ("available", b.implementation(algo)),
+                Err(u) => ("unavailable", u.0),
+            };
+            rows.push(serde_json::json!({
+                "algorithm": algo.name(), "backend": b.name(), "hw": "-",
+                "status": status, "implementation_or_reason": detail,
+            }));
+        }
+        for (b, why) in ango_backends::pk::not_built() {
+            rows.push(serde_json::json!({
+                "algorithm": algo.name(), "backend": b, "hw": "-",
+                "status": "unavailable", "implementation_or_reason": why,
+            }));
+        }
+    }
     if a.format == "json" {
         println!(
             "{}",
@@ -463,12 +481,12 @@ fn list(a: &FormatArgs) -> Result<i32> {
         return Ok(0);
     }
     println!(
-        "{:<18} {:<11} {:<8} {:<12} implementation / reason",
+        "{:<24} {:<11} {:<8} {:<12} implementation / reason",
         "algorithm", "backend", "hw", "status"
     );
     for r in &rows {
         println!(
-            "{:<18} {:<11} {:<8} {:<12} {}",
+            "{:<24} {:<11} {:<8} {:<12} {}",
             r["algorithm"].as_str().unwrap_or(""),
             r["backend"].as_str().unwrap_or(""),
             r["hw"].as_str().unwrap_or(""),
@@ -500,10 +518,13 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
 fn verify_wycheproof(path: &Path) -> Result<i32> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::usage(format!(
-            "cannot read {}: {e}; give a Wycheproof AEAD test file (.json)",
+            "cannot read {}: {e}; give a Wycheproof test file (.json)",
             path.display()
         ))
     })?;
+    if ango_verify::wycheproof_pk::is_pk_file(&text) {
+        return verify_wycheproof_pk(path, &text);
+    }
     let file = ango_verify::wycheproof::parse(&path.display().to_string(), &text)?;
     for u in &file.unsupported {
         println!("skipped groups: {u} (no algorithm of ango's by that name)");
@@ -627,8 +648,112 @@ fn verify() -> Result<i32> {
             println!("{:<18} FAIL {}", a.name(), bad.join("; "));
         }
     }
+    failed += verify_pk();
     println!("\n{failed} failed");
     Ok(if failed == 0 { 0 } else { 1 })
+}
+
+/// `ango verify --wycheproof FILE` for a public-key file: every backend
+/// that provides the file's algorithm.
+fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
+    let file = ango_verify::wycheproof_pk::parse(&path.display().to_string(), text)?;
+    for sk in &file.skipped {
+        println!("skipped: {sk}");
+    }
+    let mut failed = 0;
+    println!(
+        "{:<20} {:<11} {:>6} {:>6} {:>10} {:>12}",
+        "algorithm", "backend", "pass", "fail", "acceptable", "unsupported"
+    );
+    for a in ango_verify::wycheproof_pk::algorithms(&file) {
+        for b in ango_backends::pk::registry() {
+            if b.availability(a).is_err() {
+                continue;
+            }
+            let o = ango_verify::wycheproof_pk::run(b, a, &file);
+            failed += o.failed;
+            println!(
+                "{:<20} {:<11} {:>6} {:>6} {:>10} {:>12}",
+                a.name(),
+                b.name(),
+                o.passed,
+                o.failed,
+                o.acceptable,
+                o.unsupported
+            );
+            if !o.failures.is_empty() {
+                println!(
+                    "    failed: {}",
+                    o.failures
+                        .iter()
+                        .take(20)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+    }
+    println!("\n{failed} failed");
+    Ok(if failed == 0 { 0 } else { 1 })
+}
+
+/// The public-key half of `ango verify`: the checks `ango pk` runs before
+/// timing, for every algorithm and backend. Returns the number of failures.
+fn verify_pk() -> usize {
+    use ango_core::PkAlgorithm;
+    let mut failed = 0;
+    println!(
+        "\n{:<24} {:<11} public-key checks (round trip, tampering, sizes) and Wycheproof",
+        "algorithm", "backend"
+    );
+    let mut rng = ango_verify::cross::Rng::new(0x706b_7665_7269);
+    for &a in PkAlgorithm::ALL {
+        let mut avail = Vec::new();
+        for b in ango_backends::pk::registry() {
+            if let Err(u) = b.availability(a) {
+                println!("{:<24} {:<11} unavailable: {}", a.name(), b.name(), u.0);
+                continue;
+            }
+            avail.push(b);
+            let (passed, mut fails, _) = ango_study::pk::check(b, a, &mut rng);
+            let (wp, wp_fails, wp_summary) = ango_study::pk::wycheproof_checks(b, a);
+            fails.extend(wp_fails);
+            let status = if fails.is_empty() { "pass" } else { "FAIL" };
+            failed += usize::from(!fails.is_empty());
+            println!(
+                "{:<24} {:<11} {status} {}/{} checks{}",
+                a.name(),
+                b.name(),
+                passed,
+                passed + fails.len(),
+                if wp > 0 || !wp_summary.is_empty() {
+                    format!("; Wycheproof {}", wp_summary.join(", "))
+                } else {
+                    String::new()
+                }
+            );
+            for f in &fails {
+                println!("    {f}");
+            }
+        }
+        if avail.len() >= 2 {
+            let (passed, fails) = ango_study::pk::cross_checks(&avail, a);
+            failed += usize::from(!fails.is_empty());
+            println!(
+                "{:<24} {:<11} {} {}/{} ordered pairs of libraries agree",
+                a.name(),
+                "cross",
+                if fails.is_empty() { "pass" } else { "FAIL" },
+                passed,
+                passed + fails.len()
+            );
+            for f in &fails {
+                println!("    {f}");
+            }
+        }
+    }
+    failed
 }
 
 /// The child side of a hardware-setting point: spec on stdin, events on stdout.
