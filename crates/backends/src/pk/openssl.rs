@@ -59,8 +59,10 @@ fn ossl_name(a: PkAlgorithm) -> Option<&'static str> {
     })
 }
 
-/// Key generation by provider name (EVP_PKEY_CTX_new_from_name).
-fn keygen_named(name: &str) -> std::result::Result<PKey<Private>, ErrorStack> {
+/// A key-generation context by provider name (EVP_PKEY_CTX_new_from_name),
+/// made once per instance and used for every key pair (the provider fetch
+/// is set-up, not key generation).
+fn keygen_ctx(name: &str) -> std::result::Result<PkeyCtx<()>, ErrorStack> {
     let cname = CString::new(name).expect("no NUL in algorithm names");
     // SAFETY: a valid NUL-terminated name; NULL library context and
     // property query select the defaults.
@@ -72,7 +74,18 @@ fn keygen_named(name: &str) -> std::result::Result<PKey<Private>, ErrorStack> {
     // SAFETY: `raw` is a fresh EVP_PKEY_CTX that the PkeyCtx now owns.
     let mut ctx: PkeyCtx<()> = unsafe { PkeyCtx::from_ptr(raw) };
     ctx.keygen_init()?;
-    ctx.keygen()
+    Ok(ctx)
+}
+
+/// Generate with the instance's context, making it on first use.
+fn keygen_with(
+    slot: &mut Option<PkeyCtx<()>>,
+    name: &str,
+) -> std::result::Result<PKey<Private>, ErrorStack> {
+    if slot.is_none() {
+        *slot = Some(keygen_ctx(name)?);
+    }
+    slot.as_mut().expect("just set").keygen()
 }
 
 /// The encoded public key (OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY): what TLS
@@ -107,7 +120,7 @@ fn encoded_pub<T: HasPublic>(k: &PKeyRef<T>) -> std::result::Result<Vec<u8>, Err
 /// A public-only key from its encoded form (EVP_PKEY_fromdata with "pub").
 fn pub_from_encoded(name: &str, enc: &[u8]) -> std::result::Result<PKey<Public>, ErrorStack> {
     let cname = CString::new(name).expect("no NUL in algorithm names");
-    // SAFETY: as in `keygen_named`.
+    // SAFETY: as in `keygen_ctx`.
     let raw =
         unsafe { ffi::EVP_PKEY_CTX_new_from_name(ptr::null_mut(), cname.as_ptr(), ptr::null()) };
     if raw.is_null() {
@@ -237,6 +250,7 @@ fn derive(
 
 struct OsslKem {
     algo: PkAlgorithm,
+    kg: Option<PkeyCtx<()>>,
     key: Option<PKey<Private>>,
     peer: Option<PKey<Public>>,
 }
@@ -254,11 +268,8 @@ impl OsslKem {
 
 impl Kem for OsslKem {
     fn keygen(&mut self) -> Result<Vec<u8>> {
-        let k = if self.algo == PkAlgorithm::X25519 {
-            PKey::generate_x25519().map_err(err)?
-        } else {
-            keygen_named(self.name()).map_err(err)?
-        };
+        let name = self.name();
+        let k = keygen_with(&mut self.kg, name).map_err(err)?;
         let pk = if self.algo == PkAlgorithm::X25519 {
             k.raw_public_key().map_err(err)?
         } else {
@@ -358,6 +369,7 @@ fn ml_kem_type(a: PkAlgorithm) -> Option<openssl::pkey::KeyType> {
 
 struct OsslSig {
     algo: PkAlgorithm,
+    kg: Option<PkeyCtx<()>>,
     key: Option<PKey<Private>>,
     peer: Option<PKey<Public>>,
 }
@@ -395,8 +407,7 @@ impl Signer for OsslSig {
             Rsa2048 => PKey::from_rsa(Rsa::generate(2048).map_err(err)?).map_err(err)?,
             Rsa3072 => PKey::from_rsa(Rsa::generate(3072).map_err(err)?).map_err(err)?,
             P256 => PKey::ec_gen("P-256").map_err(err)?,
-            Ed25519 => PKey::generate_ed25519().map_err(err)?,
-            a => keygen_named(ossl_name(a).expect("named")).map_err(err)?,
+            a => keygen_with(&mut self.kg, ossl_name(a).expect("named")).map_err(err)?,
         };
         let pk = if self.spki() {
             k.public_key_to_der().map_err(err)?
@@ -558,6 +569,7 @@ impl PkBackend for OpenSslPk {
         }
         Ok(Box::new(OsslKem {
             algo: a,
+            kg: None,
             key: None,
             peer: None,
         }))
@@ -569,6 +581,7 @@ impl PkBackend for OpenSslPk {
         }
         Ok(Box::new(OsslSig {
             algo: a,
+            kg: None,
             key: None,
             peer: None,
         }))
