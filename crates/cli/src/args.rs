@@ -26,6 +26,8 @@ pub enum Cmd {
     Latency(SpeedArgs),
     /// The public-key study of seed 003: KEMs and signatures, every call timed on its own.
     Pk(PkArgs),
+    /// The TLS 1.3 handshake lab of seed 003 §4-3 (first part: handshake times per combination).
+    Tls(TlsArgs),
     /// Compare two results directories, or two configurations of one (DIR@hw=on DIR@hw=off).
     Compare(CompareArgs),
     /// Every algorithm × backend × implementation, available or not (with the reason).
@@ -101,6 +103,156 @@ pub struct RunArgs {
     /// Leave the public-key study out of the run.
     #[arg(long)]
     pub no_pk: bool,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct TlsArgs {
+    /// Key-exchange groups: x25519, ml-kem-512, ml-kem-768, ml-kem-1024, x25519mlkem768.
+    #[arg(long, value_name = "LIST")]
+    pub groups: Option<String>,
+    /// Server certificate signatures: rsa-2048, rsa-3072, p-256, ed25519, ml-dsa-44/65/87.
+    #[arg(long = "server-sig", value_name = "LIST")]
+    pub server_sig: Option<String>,
+    /// CA signatures (same choices).
+    #[arg(long = "ca-sig", value_name = "LIST")]
+    pub ca_sig: Option<String>,
+    /// Handshakes per combination, each on a fresh TCP connection.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub handshakes: Option<String>,
+    /// Round-trip time of the emulated link (half each way), e.g. 1ms, 20ms, 0.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub rtt: Option<String>,
+    /// Jitter of each one-way delay (uniform ±).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub jitter: Option<String>,
+    /// Packet loss in percent, each direction.
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub loss: Option<String>,
+    /// Link rate, e.g. 100mbit.
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
+    /// Link MTU in bytes.
+    #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
+    pub mtu: Option<String>,
+    /// TCP congestion control in both namespaces (e.g. cubic, reno, bbr).
+    #[arg(long, value_name = "NAME")]
+    pub cc: Option<String>,
+    /// Run on 127.0.0.1 without namespaces or link emulation (no root needed).
+    #[arg(long)]
+    pub loopback: bool,
+    /// table, json or csv.
+    #[arg(long, value_name = "FORMAT", default_value = "table")]
+    pub format: String,
+    /// Write a results directory here.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
+    /// A small matrix (x25519 and x25519mlkem768 × rsa-2048 and ml-dsa-44 by p-256), 50 handshakes.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+impl TlsArgs {
+    pub fn spec(&self, run_id: &str) -> Result<ango_tls::run::TlsSpec> {
+        use ango_core::PkAlgorithm;
+        use ango_tls::run;
+        let algos = |flag: &str,
+                     s: Option<&str>,
+                     default: &[PkAlgorithm],
+                     quick: &[PkAlgorithm],
+                     ok: &[PkAlgorithm]|
+         -> Result<Vec<PkAlgorithm>> {
+            let v = match s {
+                None if self.quick => quick.to_vec(),
+                None => default.to_vec(),
+                Some(s) => PkAlgorithm::parse_list(s)?,
+            };
+            for a in &v {
+                if !ok.contains(a) {
+                    return Err(Error::usage(format!(
+                        "{flag}: '{a}' is not offered here; valid: {}",
+                        names(ok.iter().map(|a| a.name()))
+                    )));
+                }
+            }
+            Ok(v)
+        };
+        let groups = algos(
+            "--groups",
+            self.groups.as_deref(),
+            run::DEFAULT_GROUPS,
+            &[PkAlgorithm::X25519, PkAlgorithm::X25519MlKem768],
+            ango_tls::handshake::GROUPS,
+        )?;
+        let server_sigs = algos(
+            "--server-sig",
+            self.server_sig.as_deref(),
+            run::DEFAULT_SIGS,
+            &[PkAlgorithm::Rsa2048, PkAlgorithm::MlDsa44],
+            ango_tls::certs::SUPPORTED,
+        )?;
+        let ca_sigs = algos(
+            "--ca-sig",
+            self.ca_sig.as_deref(),
+            run::DEFAULT_SIGS,
+            &[PkAlgorithm::P256],
+            ango_tls::certs::SUPPORTED,
+        )?;
+        let handshakes = match &self.handshakes {
+            Some(s) => parse_num("--handshakes", s, 1usize, 10_000_000)?,
+            None if self.quick => 50,
+            None => 1000,
+        };
+        let rtt = run::parse_duration("--rtt", self.rtt.as_deref().unwrap_or("1ms"))?;
+        let jitter = match &self.jitter {
+            Some(s) => run::parse_duration("--jitter", s)?,
+            None => std::time::Duration::ZERO,
+        };
+        let loss_pct = match &self.loss {
+            Some(s) => parse_num("--loss", s, 0.0f64, 100.0)?,
+            None => 0.0,
+        };
+        let rate_bps = self.rate.as_deref().map(run::parse_rate).transpose()?;
+        let mtu = match &self.mtu {
+            Some(s) => Some(parse_num("--mtu", s, 576u32, 65_535)?),
+            None => None,
+        };
+        match self.format.as_str() {
+            "table" | "json" | "csv" => {}
+            f => {
+                return Err(Error::usage(format!(
+                    "unknown format '{f}'; valid: table, json, csv"
+                )))
+            }
+        }
+        if self.loopback
+            && (self.rtt.is_some()
+                || self.loss.is_some()
+                || self.rate.is_some()
+                || self.jitter.is_some()
+                || self.mtu.is_some()
+                || self.cc.is_some())
+        {
+            return Err(Error::usage(
+                "--loopback has no link to emulate; drop --rtt, --jitter, --loss, --rate, --mtu and --cc, or drop --loopback",
+            ));
+        }
+        Ok(run::TlsSpec {
+            run_id: run_id.to_string(),
+            groups,
+            server_sigs,
+            ca_sigs,
+            handshakes,
+            link: ango_tls::lab::LinkOpts {
+                delay: rtt / 2,
+                jitter,
+                loss_pct,
+                rate_bps,
+                mtu,
+                congestion_control: self.cc.clone(),
+            },
+            loopback: self.loopback,
+        })
+    }
 }
 
 #[derive(Args, Debug, Clone, Default)]

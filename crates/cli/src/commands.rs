@@ -1,6 +1,6 @@
 //! One function per subcommand: wiring only.
 
-use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, PkArgs, RunArgs, SpeedArgs};
+use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, PkArgs, RunArgs, SpeedArgs, TlsArgs};
 use crate::sink::{ParentSink, EVENTS, PK_SAMPLES};
 use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
 use ango_core::{Algorithm, EnvInfo, Error, Hw, PkRecord, PkSamples, Result, SpeedRecord};
@@ -16,6 +16,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Run(a) => run(&a.speed, Mode::Run, Some(&a)),
         Cmd::Pk(a) => pk_cmd(&a),
+        Cmd::Tls(a) => tls_cmd(&a),
         Cmd::Speed(a) => run(&a, Mode::Speed, None),
         Cmd::Latency(a) => run(&a, Mode::Latency, None),
         Cmd::Compare(a) => compare_cmd(&a),
@@ -42,7 +43,9 @@ fn check_format(f: &str) -> Result<()> {
 fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         if ango_harness::measure::stop_requested() {
-            // A second Ctrl-C: leave at once; every finished point is on disk.
+            // A second Ctrl-C: leave at once; every finished point is on
+            // disk. The TLS lab's namespaces go first.
+            ango_tls::lab::remove_all_of_this_process();
             std::process::exit(130);
         }
         ango_harness::measure::STOP.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -308,6 +311,116 @@ fn print_pk(records: &[PkRecord], format: Format) {
             }
         }
     }
+}
+
+/// Per-handshake times of the TLS lab, one line per combination.
+const TLS_HANDSHAKES: &str = "tls-handshakes.jsonl";
+
+fn tls_cmd(a: &TlsArgs) -> Result<i32> {
+    let (ts, _date) = utc_now();
+    let host = ango_harness::env::hostname();
+    let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
+    let spec = a.spec(&run_id)?;
+    // SAFETY: geteuid has no preconditions.
+    if !spec.loopback && unsafe { libc::geteuid() } != 0 {
+        return Err(Error::usage(
+            "the TLS lab makes network namespaces and needs root; run as root, or add --loopback \
+             (127.0.0.1, no namespaces, no link emulation)",
+        ));
+    }
+    let dir = match &a.out {
+        Some(p) => Some(ResultsDir::create_at(p)?),
+        None => None,
+    };
+    install_interrupt_handler();
+    let removed = ango_tls::lab::cleanup_stale();
+    if removed > 0 {
+        eprintln!("ango: removed {removed} stale namespaces of earlier runs");
+    }
+    if let Some(d) = &dir {
+        d.write_json(ENV, &capture_env(&run_id))?;
+    }
+    let total = spec.groups.len() * spec.server_sigs.len() * spec.ca_sigs.len();
+    let started = std::time::Instant::now();
+    let mut records: Vec<ango_tls::run::TlsRecord> = Vec::new();
+    let stop = || ango_harness::measure::stop_requested();
+    let interrupted = ango_tls::run::run(&spec, &stop, &mut |r, times| {
+        if let Some(d) = &dir {
+            d.append(RESULTS, &r)?;
+            d.append(
+                TLS_HANDSHAKES,
+                &serde_json::json!({
+                    "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
+                    "ca_sig": r.ca_sig, "handshake_ns": times,
+                }),
+            )?;
+        }
+        eprintln!(
+            "[{:>3}/{total}] {:<15} server {:<10} CA {:<10} median {:>9} p95 {:>9}  failures {}  chain {} B",
+            records.len() + 1,
+            r.group,
+            r.server_sig,
+            r.ca_sig,
+            r.handshake_ns
+                .as_ref()
+                .map(|q| ango_report::pk::fmt_ns(q.median))
+                .unwrap_or_else(|| "-".into()),
+            r.handshake_ns
+                .as_ref()
+                .map(|q| ango_report::pk::fmt_ns(q.p95))
+                .unwrap_or_else(|| "-".into()),
+            r.failures,
+            r.cert_chain_bytes
+        );
+        records.push(r);
+        Ok(())
+    })?;
+    match a.format.as_str() {
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&records).expect("records serialise")
+        ),
+        "csv" => {
+            println!("group,server_sig,ca_sig,handshakes,failures,median_ns,q1_ns,q3_ns,p95_ns,mean_ns,cert_chain_bytes,rtt_ns,link");
+            for r in &records {
+                let q = r.handshake_ns.clone();
+                println!(
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    r.group,
+                    r.server_sig,
+                    r.ca_sig,
+                    r.handshakes,
+                    r.failures,
+                    q.as_ref().map(|q| q.median.to_string()).unwrap_or_default(),
+                    q.as_ref().map(|q| q.q1.to_string()).unwrap_or_default(),
+                    q.as_ref().map(|q| q.q3.to_string()).unwrap_or_default(),
+                    q.as_ref().map(|q| q.p95.to_string()).unwrap_or_default(),
+                    q.as_ref().map(|q| q.mean.to_string()).unwrap_or_default(),
+                    r.cert_chain_bytes,
+                    r.rtt_ns.map(|x| x.to_string()).unwrap_or_default(),
+                    r.link
+                );
+            }
+        }
+        _ => print!("{}", ango_tls::report::table(&records)),
+    }
+    eprintln!(
+        "ango: {} combinations in {:.1} s",
+        records.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if interrupted {
+        eprintln!(
+            "ango: interrupted; the {} combinations measured so far are kept",
+            records.len()
+        );
+        return Ok(130);
+    }
+    Ok(if records.iter().any(|r| r.failures > 0) {
+        1
+    } else {
+        0
+    })
 }
 
 fn pk_cmd(a: &PkArgs) -> Result<i32> {

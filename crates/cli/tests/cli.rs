@@ -82,6 +82,17 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["pk", "--max-time", "soon"], "--max-time");
     rejects(&["pk", "--format", "xml"], "table, json, csv, md");
     rejects(&["run", "--pk-iterations", "none"], "--iterations");
+    rejects(&["tls", "--groups", "x448"], "x25519, ml-kem-512");
+    rejects(
+        &["tls", "--server-sig", "mayo-1"],
+        "rsa-2048, rsa-3072, p-256",
+    );
+    rejects(&["tls", "--rtt", "fast"], "1ms");
+    rejects(&["tls", "--loss", "150"], "--loss");
+    rejects(&["tls", "--rate", "warp9"], "100mbit");
+    rejects(&["tls", "--handshakes", "0"], "--handshakes");
+    rejects(&["tls", "--loopback", "--rtt", "20ms"], "--loopback");
+    rejects(&["tls", "--format", "xml"], "table, json, csv");
     rejects(&["frobnicate"], "frobnicate");
     rejects(&["speed", "--no-such-flag"], "--no-such-flag");
 }
@@ -648,4 +659,111 @@ fn schema_doc_matches_the_pk_record() {
     fields.sort();
     documented.sort();
     assert_eq!(fields, documented);
+}
+
+/// Namespaces of the TLS lab made by process `pid`.
+#[cfg(unix)]
+fn lab_namespaces(pid: u32) -> Vec<String> {
+    let out = std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output();
+    let prefix = format!("ango-{pid}-");
+    out.map(|o| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|n| n.starts_with(&prefix))
+            .map(String::from)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+#[cfg(unix)]
+#[test]
+fn tls_lab_runs_and_leaves_nothing_behind_even_when_interrupted() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: the TLS lab needs root (network namespaces)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tls");
+    let bin = assert_cmd::cargo::cargo_bin("ango");
+    let child = std::process::Command::new(&bin)
+        .args([
+            "tls",
+            "--quick",
+            "--handshakes",
+            "10",
+            "--rtt",
+            "2ms",
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        child.status.success(),
+        "{}",
+        String::from_utf8_lossy(&child.stderr)
+    );
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&child.stdout).unwrap();
+    assert_eq!(v.len(), 4);
+    for r in &v {
+        assert_eq!(r["handshakes"], 10);
+        assert_eq!(r["failures"], 0);
+        assert_eq!(r["link"], "tun-relay");
+        let rtt = r["rtt_ns"].as_f64().unwrap();
+        assert!((rtt - 2e6).abs() < 0.1 * 2e6, "RTT {rtt} ns for 2 ms asked");
+        assert!(
+            r["handshake_ns"]["median"].as_f64().unwrap() > 4e6,
+            "two round trips at least"
+        );
+    }
+    let lines = std::fs::read_to_string(dir.join("tls-handshakes.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 4);
+
+    // Interrupted in the middle: what was measured is kept, nothing is left.
+    let dir2 = tmp.path().join("tls2");
+    let mut child = std::process::Command::new(&bin)
+        .args(["tls", "--quick", "--handshakes", "400", "--out"])
+        .arg(&dir2)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(dir2.join("results.jsonl"))
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
+        < 1
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "no combination finished"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !lab_namespaces(pid).is_empty(),
+        "the lab exists while running"
+    );
+    // SAFETY: FFI; sending SIGINT to our own child process.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(lab_namespaces(pid).is_empty(), "{:?}", lab_namespaces(pid));
+    assert!(
+        std::fs::read_to_string(dir2.join("results.jsonl"))
+            .unwrap()
+            .lines()
+            .count()
+            >= 1
+    );
 }

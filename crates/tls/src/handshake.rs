@@ -1,0 +1,252 @@
+//! TLS 1.3 endpoints with OpenSSL 3.5 (the library of the symmetric and
+//! public-key studies): a server that keeps serving, one handshake per
+//! fresh TCP connection, and a client that makes handshakes one after
+//! another, each timed from `connect()` to the end of its handshake.
+//!
+//! The key-exchange group is set per combination on both sides (the client
+//! offers only that group, so its key share is the one measured); the
+//! server's certificate and key decide its signature; the client trusts
+//! only the combination's CA and verifies the chain and the host name.
+
+use crate::certs::{Issuer, ServerCert};
+use ango_core::{Error, PkAlgorithm, Result};
+use openssl::ssl::{
+    HandshakeError, Ssl, SslAcceptor, SslConnector, SslContext, SslMethod, SslVerifyMode,
+    SslVersion,
+};
+use openssl::x509::store::X509StoreBuilder;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The host name in every server certificate and the client's check.
+pub const HOST: &str = "server.ango.test";
+
+fn err(e: impl std::fmt::Display) -> Error {
+    Error::Backend {
+        backend: "openssl",
+        message: e.to_string(),
+    }
+}
+
+/// OpenSSL's TLS group name of a key exchange.
+pub fn group_name(a: PkAlgorithm) -> Result<&'static str> {
+    Ok(match a {
+        PkAlgorithm::X25519 => "X25519",
+        PkAlgorithm::MlKem512 => "MLKEM512",
+        PkAlgorithm::MlKem768 => "MLKEM768",
+        PkAlgorithm::MlKem1024 => "MLKEM1024",
+        PkAlgorithm::X25519MlKem768 => "X25519MLKEM768",
+        other => {
+            return Err(Error::usage(format!(
+                "'{other}' is not a TLS key-exchange group here; valid: x25519, ml-kem-512, \
+                 ml-kem-768, ml-kem-1024, x25519mlkem768"
+            )))
+        }
+    })
+}
+
+/// Every group the lab offers on the server side.
+pub const GROUPS: &[PkAlgorithm] = &[
+    PkAlgorithm::X25519,
+    PkAlgorithm::MlKem512,
+    PkAlgorithm::MlKem768,
+    PkAlgorithm::MlKem1024,
+    PkAlgorithm::X25519MlKem768,
+];
+
+/// A server context for one (CA, server) certificate pair: TLS 1.3 only,
+/// every lab group, the server's whole flight sent as OpenSSL does by
+/// default.
+pub fn server_context(server: &ServerCert, ca: &Issuer) -> Result<SslContext> {
+    let mut b = SslAcceptor::mozilla_modern_v5(SslMethod::tls_server()).map_err(err)?;
+    b.set_min_proto_version(Some(SslVersion::TLS1_3))
+        .map_err(err)?;
+    b.set_max_proto_version(Some(SslVersion::TLS1_3))
+        .map_err(err)?;
+    let groups: Vec<&str> = GROUPS
+        .iter()
+        .map(|g| group_name(*g))
+        .collect::<Result<_>>()?;
+    b.set_groups_list(&groups.join(":")).map_err(err)?;
+    // The leaf only: the client holds the root (as with a public CA, the
+    // root is not sent).
+    let _ = ca;
+    b.set_certificate(&server.cert).map_err(err)?;
+    b.set_private_key(&server.key).map_err(err)?;
+    b.check_private_key().map_err(err)?;
+    Ok(b.build().into_context())
+}
+
+/// A client context for one group and CA: TLS 1.3 only, only that group
+/// offered, only that CA trusted, chain and host name verified.
+pub fn client_context(group: PkAlgorithm, ca: &Issuer) -> Result<SslContext> {
+    let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(err)?;
+    b.set_min_proto_version(Some(SslVersion::TLS1_3))
+        .map_err(err)?;
+    b.set_max_proto_version(Some(SslVersion::TLS1_3))
+        .map_err(err)?;
+    b.set_groups_list(group_name(group)?).map_err(err)?;
+    let mut store = X509StoreBuilder::new().map_err(err)?;
+    store.add_cert(ca.cert.clone()).map_err(err)?;
+    b.set_cert_store(store.build());
+    b.set_verify(SslVerifyMode::PEER);
+    Ok(b.build().into_context())
+}
+
+/// The server: accepts until stopped, one handshake per connection. Bad
+/// attempts (garbage, a truncated ClientHello, a client that disconnects
+/// midway) are counted and the server goes on.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    pub handshakes: Arc<AtomicU64>,
+    pub bad_attempts: Arc<AtomicU64>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Serve on `listener` (already bound, in the server's namespace).
+    pub fn start(listener: TcpListener, ctx: SslContext) -> Result<Server> {
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::io("server address", e))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| Error::io("server socket", e))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let handshakes = Arc::new(AtomicU64::new(0));
+        let bad = Arc::new(AtomicU64::new(0));
+        let (s, h, b) = (stop.clone(), handshakes.clone(), bad.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        if serve_one(&ctx, stream).is_ok() {
+                            h.fetch_add(1, Ordering::Relaxed);
+                        } else {
+                            b.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(1)),
+                }
+            }
+        });
+        Ok(Server {
+            addr,
+            stop,
+            handshakes,
+            bad_attempts: bad,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn stop(mut self) {
+        self.halt();
+    }
+
+    fn halt(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+fn serve_one(ctx: &SslContext, stream: TcpStream) -> std::result::Result<(), String> {
+    stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .map_err(|e| e.to_string())?;
+    let ssl = Ssl::new(ctx).map_err(|e| e.to_string())?;
+    let mut tls = match ssl.accept(stream) {
+        Ok(t) => t,
+        Err(HandshakeError::SetupFailure(e)) => return Err(e.to_string()),
+        Err(HandshakeError::Failure(m)) => return Err(m.error().to_string()),
+        Err(HandshakeError::WouldBlock(_)) => return Err("would block".into()),
+    };
+    // Wait for the client's close so the connection ends cleanly.
+    let mut b = [0u8; 1];
+    let _ = tls.read(&mut b);
+    let _ = tls.shutdown();
+    Ok(())
+}
+
+/// One client handshake: the time from `connect()` to the end of the
+/// handshake, or the error.
+pub fn handshake_once(ctx: &SslContext, addr: SocketAddr) -> std::result::Result<Duration, String> {
+    let t0 = Instant::now();
+    let stream =
+        TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| e.to_string())?;
+    let mut ssl = Ssl::new(ctx).map_err(|e| e.to_string())?;
+    ssl.set_hostname(HOST).map_err(|e| e.to_string())?;
+    ssl.param_mut().set_host(HOST).map_err(|e| e.to_string())?;
+    let mut tls = match ssl.connect(stream) {
+        Ok(t) => t,
+        Err(HandshakeError::SetupFailure(e)) => return Err(e.to_string()),
+        Err(HandshakeError::Failure(m)) => {
+            let v = m.ssl().verify_result();
+            return Err(format!("{} (verify: {})", m.error(), v.error_string()));
+        }
+        Err(HandshakeError::WouldBlock(_)) => return Err("would block".into()),
+    };
+    let t = t0.elapsed();
+    let _ = tls.shutdown();
+    let _ = tls.get_mut().flush();
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certs;
+
+    #[test]
+    fn handshakes_verify_the_chain_and_fail_with_a_wrong_ca() {
+        let ca = certs::new_ca(PkAlgorithm::P256).unwrap();
+        let other = certs::new_ca(PkAlgorithm::P256).unwrap();
+        let srv = certs::issue_server(&ca, PkAlgorithm::MlDsa44, HOST).unwrap();
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = Server::start(l, server_context(&srv, &ca).unwrap()).unwrap();
+        for g in GROUPS {
+            let ctx = client_context(*g, &ca).unwrap();
+            let t = handshake_once(&ctx, server.addr).unwrap();
+            assert!(t > Duration::ZERO, "{g}");
+        }
+        let bad = client_context(PkAlgorithm::X25519, &other).unwrap();
+        let e = handshake_once(&bad, server.addr).unwrap_err();
+        assert!(e.contains("verify"), "{e}");
+        // Garbage, a truncated ClientHello and a client that leaves midway:
+        // counted, and the server goes on.
+        let mut s = TcpStream::connect(server.addr).unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+        drop(s);
+        let mut s = TcpStream::connect(server.addr).unwrap();
+        s.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01])
+            .unwrap();
+        drop(s);
+        drop(TcpStream::connect(server.addr).unwrap());
+        let ok = client_context(PkAlgorithm::MlKem768, &ca).unwrap();
+        handshake_once(&ok, server.addr).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(server.bad_attempts.load(Ordering::Relaxed) >= 4);
+        assert_eq!(server.handshakes.load(Ordering::Relaxed), 6);
+        server.stop();
+    }
+}

@@ -1,0 +1,12 @@
+//! The TLS 1.3 handshake lab of seed 003 §4-3: two hosts on this machine
+//! (network namespaces joined by a veth pair or by ango's own emulated link,
+//! a relay between TUN devices that delays, drops and paces packets),
+//! certificates made at run time for every (CA signature, server
+//! signature) pair, and OpenSSL 3.5 endpoints that time each handshake.
+
+pub mod certs;
+pub mod handshake;
+pub mod lab;
+pub mod link;
+pub mod report;
+pub mod run;
