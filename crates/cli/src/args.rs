@@ -224,6 +224,17 @@ impl TlsArgs {
                 )))
             }
         }
+        if let Some(cc) = &self.cc {
+            let avail =
+                std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+                    .unwrap_or_default();
+            if !avail.split_whitespace().any(|a| a == cc) {
+                return Err(Error::usage(format!(
+                    "invalid --cc '{cc}'; valid here: {} (others need their kernel module loaded)",
+                    avail.split_whitespace().collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
         if self.loopback
             && (self.rtt.is_some()
                 || self.loss.is_some()

@@ -430,6 +430,41 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
     let spec = a.spec(&run_id)?;
     let format = Format::parse(&a.format)?;
     let plan = spec.plan()?;
+    let ops_apply = spec
+        .algorithms
+        .iter()
+        .any(|x| x.ops().iter().any(|o| spec.ops.contains(o)));
+    if plan.points() == 0 {
+        if ops_apply {
+            let why: Vec<String> = plan
+                .skip
+                .iter()
+                .map(|(b, x, r)| format!("{b} {x}: {r}"))
+                .collect();
+            return Err(Error::usage(format!(
+                "nothing to measure: {}; valid backends per algorithm: see `ango list`",
+                why.join("; ")
+            )));
+        }
+        let has: Vec<String> = spec
+            .algorithms
+            .iter()
+            .map(|x| {
+                format!(
+                    "{x}: {}",
+                    x.ops()
+                        .iter()
+                        .map(|o| o.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        return Err(Error::usage(format!(
+            "none of --ops applies to the chosen algorithms; valid: {}",
+            has.join("; ")
+        )));
+    }
     let dir = match &a.out {
         Some(p) => Some(ResultsDir::create_at(p)?),
         None => None,

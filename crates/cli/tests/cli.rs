@@ -93,6 +93,11 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["tls", "--handshakes", "0"], "--handshakes");
     rejects(&["tls", "--loopback", "--rtt", "20ms"], "--loopback");
     rejects(&["tls", "--format", "xml"], "table, json, csv");
+    rejects(&["tls", "--cc", "warp"], "cubic");
+    rejects(
+        &["pk", "--algo", "x25519", "--ops", "sign"],
+        "x25519: keygen, encaps, decaps",
+    );
     rejects(&["frobnicate"], "frobnicate");
     rejects(&["speed", "--no-such-flag"], "--no-such-flag");
 }

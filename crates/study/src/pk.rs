@@ -147,7 +147,10 @@ pub fn check(
                     "two encapsulations differ",
                     &mut fails,
                 );
-                let bad = k.decaps(&flip(&ct, rng.next_u64() as usize))?;
+                // Any bit but the very last: X25519 ignores the top bit of a
+                // public value (and the hybrid ends with one).
+                let bit = (rng.next_u64() as usize) % (8 * ct.len() - 1);
+                let bad = k.decaps(&flip(&ct, bit))?;
                 ok(
                     bad != ss,
                     "a ciphertext with one bit flipped yields another secret (implicit rejection)",
@@ -247,6 +250,12 @@ pub fn wycheproof_checks(b: &dyn PkBackend, a: PkAlgorithm) -> (usize, Vec<Strin
         }
         let o = ango_verify::wycheproof_pk::run(b, a, f);
         if o.passed + o.failed == 0 {
+            if o.unsupported > 0 {
+                summary.push(format!(
+                    "{} not run ({} tests need an import this backend lacks)",
+                    f.name, o.unsupported
+                ));
+            }
             continue;
         }
         passed += o.passed;

@@ -457,12 +457,15 @@ impl Direction {
             let arrival = Instant::now();
             bump(&self.counters.packets, 1);
             bump(&self.counters.bytes, len as u64);
+            // A full queue drops before the schedule admits the packet, so
+            // a dropped packet never occupies the emulated wire.
+            if queue.len() >= QUEUE_LIMIT {
+                bump(&self.counters.dropped_queue, 1);
+                continue;
+            }
             match self.schedule.admit(len, arrival) {
                 Verdict::DropMtu => bump(&self.counters.dropped_mtu, 1),
                 Verdict::DropLoss => bump(&self.counters.dropped_loss, 1),
-                Verdict::Release(_) if queue.len() >= QUEUE_LIMIT => {
-                    bump(&self.counters.dropped_queue, 1)
-                }
                 Verdict::Release(due) => queue.push_back((due, buf[..len].to_vec())),
             }
         }

@@ -61,7 +61,13 @@ pub fn table(records: &[TlsRecord]) -> String {
                             "{} [{}]{}",
                             ms(q.median),
                             ms(q.p95),
-                            if r.failures > 0 { "!" } else { "" }
+                            if r.failures > 0 {
+                                "!"
+                            } else if r.cut_short {
+                                "*"
+                            } else {
+                                ""
+                            }
                         ),
                         None => "failed".into(),
                     })
@@ -70,6 +76,9 @@ pub fn table(records: &[TlsRecord]) -> String {
             }
             out.push('\n');
         }
+    }
+    if records.iter().any(|r| r.cut_short) {
+        out.push_str("\n* cut short by Ctrl-C: fewer handshakes than asked\n");
     }
     let fails: Vec<&TlsRecord> = records.iter().filter(|r| r.failures > 0).collect();
     if !fails.is_empty() {

@@ -75,6 +75,8 @@ pub struct TlsRecord {
     pub link: String,
     /// Attempts the server counted as bad during this combination.
     pub server_bad_attempts: u64,
+    /// True if Ctrl-C stopped this combination before all its handshakes.
+    pub cut_short: bool,
     pub method: String,
     pub time: String,
 }
@@ -180,6 +182,7 @@ pub fn run(
                 server_sig: srv_alg.name().into(),
                 ca_sig: ca_alg.name().into(),
                 handshakes: times.len() as u64,
+                cut_short: times.len() < spec.handshakes,
                 failures: (times.len() - ok.len()) as u64,
                 failure_examples: errors,
                 handshake_ns: q,
@@ -209,7 +212,7 @@ pub fn run(
 
 /// Parse "1ms", "250us", "0.5ms", "20ms", "0" into a duration.
 pub fn parse_duration(flag: &str, s: &str) -> Result<Duration> {
-    let t = s.trim().to_ascii_lowercase();
+    let t = s.trim().to_ascii_lowercase().replace('µ', "u");
     let bad = || {
         Error::usage(format!(
             "invalid {flag} '{s}'; give a duration like 0, 500us, 1ms, 20ms or 0.2s (at most 10s)"
@@ -222,7 +225,7 @@ pub fn parse_duration(flag: &str, s: &str) -> Result<Duration> {
     let v: f64 = num.parse().map_err(|_| bad())?;
     let ns = match unit {
         "ns" => v,
-        "us" | "µs" => v * 1e3,
+        "us" => v * 1e3,
         "ms" => v * 1e6,
         "s" => v * 1e9,
         _ => return Err(bad()),
