@@ -90,6 +90,39 @@ pub fn hchacha20(key: &[u8; 32], nonce: &[u8; 16]) -> [u8; 32] {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rfc8439_2_1_1_and_2_2_1_quarter_round() {
+        // vectors/chacha20_quarter_round.txt: QR, STATE, OUT per case.
+        let text = include_str!("../../../../vectors/chacha20_quarter_round.txt");
+        let words = |v: &str| -> [u32; 16] {
+            let w: Vec<u32> = v
+                .split_whitespace()
+                .map(|x| u32::from_str_radix(x, 16).unwrap())
+                .collect();
+            w.try_into().unwrap()
+        };
+        let mut cases = 0;
+        let mut qr: Vec<usize> = Vec::new();
+        let mut state = [0u32; 16];
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.contains(" = "))
+        {
+            let (k, v) = line.split_once(" = ").unwrap();
+            match k {
+                "QR" => qr = v.split(',').map(|x| x.parse().unwrap()).collect(),
+                "STATE" => state = words(v),
+                "OUT" => {
+                    quarter_round(&mut state, qr[0], qr[1], qr[2], qr[3]);
+                    assert_eq!(state, words(v), "QR {qr:?}");
+                    cases += 1;
+                }
+                other => panic!("unread attribute {other}"),
+            }
+        }
+        assert_eq!(cases, 2);
+    }
+
     use super::*;
 
     #[test]
