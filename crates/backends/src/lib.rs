@@ -39,20 +39,28 @@ pub fn not_built() -> Vec<(&'static str, &'static str)> {
 
 /// Look a backend up by name.
 pub fn by_name(name: &str) -> Result<&'static dyn Backend> {
+    lookup(registry(), name, |b| b.name(), "backend")
+}
+
+/// Find `name` (case-insensitive) among `list`; an unknown name is a usage
+/// error naming the valid ones.
+pub(crate) fn lookup<T: ?Sized>(
+    list: Vec<&'static T>,
+    name: &str,
+    name_of: fn(&T) -> &'static str,
+    what: &str,
+) -> Result<&'static T> {
     let n = name.trim().to_ascii_lowercase();
-    registry()
-        .into_iter()
-        .find(|b| b.name() == n)
-        .ok_or_else(|| {
-            Error::usage(format!(
-                "unknown backend '{name}'; valid: {}",
-                registry()
-                    .iter()
-                    .map(|b| b.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })
+    if let Some(b) = list.iter().find(|b| name_of(b) == n) {
+        return Ok(*b);
+    }
+    Err(Error::usage(format!(
+        "unknown {what} '{name}'; valid: {}",
+        list.iter()
+            .map(|b| name_of(b))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
 }
 
 /// One implementation of an algorithm: a backend, pinned to a variant when

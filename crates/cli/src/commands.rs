@@ -210,21 +210,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             d.path.join(REPORT).display()
         );
     }
-    if outcome.interrupted {
-        eprintln!(
-            "ango: interrupted; the {} points measured so far are kept",
-            sink.records.len()
-        );
-        return Ok(130);
-    }
-    if sink.kat_failures > 0 || sink.errors > 0 {
-        eprintln!(
-            "ango: {} failed checks (known-answer, Wycheproof, cross-library), {} errors (see above); failed pairs were not timed",
-            sink.kat_failures, sink.errors
-        );
-        return Ok(1);
-    }
-    Ok(0)
+    Ok(sink.finish(outcome.interrupted))
 }
 
 fn write_report(
@@ -297,8 +283,12 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
 fn print_pk(records: &[PkRecord], format: Format) {
     print!("{}", ango_report::pk::render(records, format));
     if format == Format::Table {
+        println!(
+            "\nMethod: every call timed on its own with the monotonic clock; n calls kept per \
+             point after dropping the first; statistics over those calls."
+        );
         if records.iter().any(|r| r.algorithm == "x25519") {
-            println!("\nNote: {}", ango_study::pk::X25519_NOTE);
+            println!("Note: {}", ango_study::pk::X25519_NOTE);
         }
         if let Some(n) = records.iter().find_map(|r| r.message_bytes) {
             println!("Note: {}.", ango_study::pk::message_note(n as usize));
@@ -499,21 +489,7 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
             d.path.join(REPORT).display()
         );
     }
-    if outcome.interrupted {
-        eprintln!(
-            "ango: interrupted; the {} points measured so far are kept",
-            sink.pk_records.len()
-        );
-        return Ok(130);
-    }
-    if sink.kat_failures > 0 || sink.errors > 0 {
-        eprintln!(
-            "ango: {} failed checks, {} errors (see above); failed pairs were not timed",
-            sink.kat_failures, sink.errors
-        );
-        return Ok(1);
-    }
-    Ok(0)
+    Ok(sink.finish(outcome.interrupted))
 }
 
 fn report_cmd(path: &Path) -> Result<()> {

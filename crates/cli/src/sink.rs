@@ -39,6 +39,27 @@ impl ParentSink {
         }
     }
 
+    /// Say what was kept or failed at the end of a run; the exit status:
+    /// 130 interrupted, 1 if a check failed or an error occurred, else 0.
+    pub fn finish(&self, interrupted: bool) -> i32 {
+        if interrupted {
+            eprintln!(
+                "ango: interrupted; the {} points measured so far are kept",
+                self.records.len() + self.pk_records.len()
+            );
+            return 130;
+        }
+        if self.kat_failures > 0 || self.errors > 0 {
+            eprintln!(
+                "ango: {} failed checks (known-answer, Wycheproof, cross-library), {} errors \
+                 (see above); failed pairs were not timed",
+                self.kat_failures, self.errors
+            );
+            return 1;
+        }
+        0
+    }
+
     fn say(&self, line: &str) {
         if !self.quiet {
             let mut e = std::io::stderr().lock();

@@ -38,6 +38,21 @@ pub(crate) fn buffered(
     *len = rest.len();
 }
 
+/// How a vector variant takes `data` when its scalar code holds `buf_len`
+/// buffered bytes: (bytes that complete the buffered block, whole
+/// `group`-byte groups for the vector code, the rest). The first and last
+/// go to the scalar code.
+pub(crate) fn split_for_groups(buf_len: usize, data: &[u8], group: usize) -> (&[u8], &[u8], &[u8]) {
+    let take = if buf_len > 0 {
+        (16 - buf_len).min(data.len())
+    } else {
+        0
+    };
+    let (head, rest) = data.split_at(take);
+    let (bulk, tail) = rest.split_at(rest.len() / group * group);
+    (head, bulk, tail)
+}
+
 /// A Poly1305 variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Poly1305 {

@@ -338,12 +338,16 @@ pub fn cross_checks(backends: &[&dyn PkBackend], a: PkAlgorithm) -> (usize, Vec<
 }
 
 /// Time `call` once per iteration (plus one dropped first call), each call
-/// on its own. Stops early at `max` or on Ctrl-C.
-fn time_calls(
+/// on its own. Its output goes to `check` after the clock has stopped (so
+/// neither the check nor freeing the output is timed); a `false` fails
+/// the point with `failure`. Stops early at `max` or on Ctrl-C.
+fn time_calls<T>(
     cc: &CycleCounter,
     iterations: usize,
     max: Duration,
-    mut call: impl FnMut() -> Result<()>,
+    mut call: impl FnMut() -> Result<T>,
+    mut check: impl FnMut(T) -> bool,
+    failure: &str,
 ) -> Result<(Vec<f64>, Vec<u64>, bool)> {
     let mut ns = Vec::with_capacity(iterations + 1);
     let mut cy = Vec::with_capacity(iterations + 1);
@@ -360,9 +364,12 @@ fn time_calls(
         }
         let c0 = cc.read();
         let t0 = Instant::now();
-        call()?;
+        let out = call();
         let t = t0.elapsed();
         let c1 = cc.read();
+        if !check(out?) {
+            return Err(Error::Kat(failure.into()));
+        }
         ns.push(t.as_nanos() as f64);
         cy.push(c1.wrapping_sub(c0));
     }
@@ -560,6 +567,11 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
 }
 
 /// Set up the inputs of `op` (untimed) and time it.
+/// The check of operations whose output needs none.
+fn any<T>(_: T) -> bool {
+    true
+}
+
 fn measure_op(
     inst: &mut Inst,
     op: PkOp,
@@ -570,56 +582,50 @@ fn measure_op(
 ) -> Result<(Vec<f64>, Vec<u64>, bool)> {
     match (inst, op) {
         (Inst::Kem(k), PkOp::Keygen) => {
-            let r = time_calls(cc, iterations, max, || k.keygen().map(drop));
+            let r = time_calls(cc, iterations, max, || k.keygen(), any, "");
             k.keygen()?;
             r
         }
         (Inst::Kem(k), PkOp::Encaps) => {
             let pk = k.keygen()?;
             k.set_peer(&pk)?;
-            time_calls(cc, iterations, max, || k.encaps().map(drop))
+            time_calls(cc, iterations, max, || k.encaps(), any, "")
         }
         (Inst::Kem(k), PkOp::Decaps) => {
             let pk = k.keygen()?;
             k.set_peer(&pk)?;
             let (ct, ss) = k.encaps()?;
-            let mut wrong = false;
-            let r = time_calls(cc, iterations, max, || {
-                wrong |= k.decaps(&ct)? != ss;
-                Ok(())
-            });
-            if wrong {
-                return Err(Error::Kat(
-                    "decaps returned a wrong secret while timed".into(),
-                ));
-            }
-            r
+            time_calls(
+                cc,
+                iterations,
+                max,
+                || k.decaps(&ct),
+                |got| got == ss,
+                "decaps returned a wrong secret while timed",
+            )
         }
         (Inst::Sig(s), PkOp::Keygen) => {
-            let r = time_calls(cc, iterations, max, || s.keygen().map(drop));
+            let r = time_calls(cc, iterations, max, || s.keygen(), any, "");
             s.keygen()?;
             r
         }
         (Inst::Sig(s), PkOp::Sign) => {
             let pk = s.keygen()?;
             s.set_peer(&pk)?;
-            time_calls(cc, iterations, max, || s.sign(msg).map(drop))
+            time_calls(cc, iterations, max, || s.sign(msg), any, "")
         }
         (Inst::Sig(s), PkOp::Verify) => {
             let pk = s.keygen()?;
             let sig = s.sign(msg)?;
             s.set_peer(&pk)?;
-            let mut rejected = false;
-            let r = time_calls(cc, iterations, max, || {
-                rejected |= !s.verify(msg, &sig)?;
-                Ok(())
-            });
-            if rejected {
-                return Err(Error::Kat(
-                    "verify rejected a valid signature while timed".into(),
-                ));
-            }
-            r
+            time_calls(
+                cc,
+                iterations,
+                max,
+                || s.verify(msg, &sig),
+                |ok| ok,
+                "verify rejected a valid signature while timed",
+            )
         }
         (_, op) => Err(Error::usage(format!("operation {op} does not apply here"))),
     }

@@ -20,7 +20,6 @@ use openssl::error::ErrorStack;
 use openssl::hash::MessageDigest;
 use openssl::nid::Nid;
 use openssl::pkey::{PKey, PKeyRef, Private};
-use openssl::pkey_ctx::PkeyCtx;
 use openssl::rsa::Rsa;
 use openssl::x509::extension::{
     AuthorityKeyIdentifier, BasicConstraints, ExtendedKeyUsage, KeyUsage, SubjectAlternativeName,
@@ -30,7 +29,6 @@ use openssl::x509::{X509Builder, X509Name, X509NameBuilder, X509};
 use openssl_sys as ffi;
 use serde::Serialize;
 use std::collections::btree_map::{BTreeMap, Entry};
-use std::ffi::CString;
 use std::path::Path;
 use std::ptr;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -100,20 +98,10 @@ fn check_supported(alg: PkAlgorithm) -> Result<()> {
     }
 }
 
-/// A key pair by provider name (EVP_PKEY_CTX_new_from_name), for ML-DSA.
+/// A key pair by provider name, for ML-DSA (the public-key backend's
+/// key-generation context).
 fn keygen_by_name(name: &str) -> std::result::Result<PKey<Private>, ErrorStack> {
-    let cname = CString::new(name).expect("no NUL in algorithm names");
-    // SAFETY: a valid NUL-terminated name; NULL library context and property
-    // query select the defaults.
-    let raw =
-        unsafe { ffi::EVP_PKEY_CTX_new_from_name(ptr::null_mut(), cname.as_ptr(), ptr::null()) };
-    if raw.is_null() {
-        return Err(ErrorStack::get());
-    }
-    // SAFETY: `raw` is a fresh EVP_PKEY_CTX that the PkeyCtx now owns.
-    let mut ctx: PkeyCtx<()> = unsafe { PkeyCtx::from_ptr(raw) };
-    ctx.keygen_init()?;
-    ctx.keygen()
+    ango_backends::pk::openssl::keygen_ctx(name)?.keygen()
 }
 
 /// A fresh key pair for `alg` (RSA with e = 65537, P-256 on prime256v1).

@@ -57,10 +57,11 @@ pub const GROUPS: &[PkAlgorithm] = &[
     PkAlgorithm::X25519MlKem768,
 ];
 
-/// A server context for one (CA, server) certificate pair: TLS 1.3 only,
-/// every lab group, the server's whole flight sent as OpenSSL does by
-/// default.
-pub fn server_context(server: &ServerCert, ca: &Issuer) -> Result<SslContext> {
+/// A server context for one server certificate: TLS 1.3 only, every lab
+/// group, the server's whole flight sent as OpenSSL does by default. Only
+/// the leaf is sent: the client holds the root (as with a public CA, the
+/// root is not sent).
+pub fn server_context(server: &ServerCert) -> Result<SslContext> {
     let mut b = SslAcceptor::mozilla_modern_v5(SslMethod::tls_server()).map_err(err)?;
     b.set_min_proto_version(Some(SslVersion::TLS1_3))
         .map_err(err)?;
@@ -71,9 +72,6 @@ pub fn server_context(server: &ServerCert, ca: &Issuer) -> Result<SslContext> {
         .map(|g| group_name(*g))
         .collect::<Result<_>>()?;
     b.set_groups_list(&groups.join(":")).map_err(err)?;
-    // The leaf only: the client holds the root (as with a public CA, the
-    // root is not sent).
-    let _ = ca;
     b.set_certificate(&server.cert).map_err(err)?;
     b.set_private_key(&server.key).map_err(err)?;
     b.check_private_key().map_err(err)?;
@@ -235,7 +233,7 @@ mod tests {
         let other = certs::new_ca(PkAlgorithm::P256).unwrap();
         let srv = certs::issue_server(&ca, PkAlgorithm::MlDsa44, HOST).unwrap();
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let server = Server::start(l, server_context(&srv, &ca).unwrap()).unwrap();
+        let server = Server::start(l, server_context(&srv).unwrap()).unwrap();
         for g in GROUPS {
             let ctx = client_context(*g, &ca).unwrap();
             let t = handshake_once(&ctx, server.addr).unwrap();

@@ -123,7 +123,7 @@ pub fn run(
         let (ca, srv) = chains
             .get(ca_alg, srv_alg)
             .ok_or_else(|| Error::Kat(format!("no chain for {ca_alg}/{srv_alg}")))?;
-        let sctx = server_context(srv, ca)?;
+        let sctx = server_context(srv)?;
         let bind = move || TcpListener::bind(SocketAddr::from((server_ip, 0)));
         let listener = match &lab {
             Some(l) => l.in_ns(Side::Server, bind),

@@ -9,7 +9,7 @@ pub mod oqs;
 #[cfg(feature = "pk-rustcrypto")]
 pub mod rustcrypto;
 
-use ango_core::{Error, PkBackend, Result};
+use ango_core::{PkBackend, Result};
 
 /// Every public-key backend compiled into this binary, in table order.
 #[allow(unused_mut, clippy::vec_init_then_push)]
@@ -39,18 +39,5 @@ pub fn not_built() -> Vec<(&'static str, &'static str)> {
 
 /// Look a public-key backend up by name.
 pub fn by_name(name: &str) -> Result<&'static dyn PkBackend> {
-    let n = name.trim().to_ascii_lowercase();
-    registry()
-        .into_iter()
-        .find(|b| b.name() == n)
-        .ok_or_else(|| {
-            Error::usage(format!(
-                "unknown public-key backend '{name}'; valid: {}",
-                registry()
-                    .iter()
-                    .map(|b| b.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })
+    crate::lookup(registry(), name, |b| b.name(), "public-key backend")
 }

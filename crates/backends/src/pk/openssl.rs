@@ -62,7 +62,7 @@ fn ossl_name(a: PkAlgorithm) -> Option<&'static str> {
 /// A key-generation context by provider name (EVP_PKEY_CTX_new_from_name),
 /// made once per instance and used for every key pair (the provider fetch
 /// is set-up, not key generation).
-fn keygen_ctx(name: &str) -> std::result::Result<PkeyCtx<()>, ErrorStack> {
+pub fn keygen_ctx(name: &str) -> std::result::Result<PkeyCtx<()>, ErrorStack> {
     let cname = CString::new(name).expect("no NUL in algorithm names");
     // SAFETY: a valid NUL-terminated name; NULL library context and
     // property query select the defaults.
@@ -248,6 +248,28 @@ fn derive(
     d.derive_to_vec()
 }
 
+/// The sizes of a key pair's encodings that OpenSSL can produce: the raw
+/// secret key, PKCS#8, PKCS#1 (RSA) and, if `spki`, the DER public key.
+fn encoding_sizes(k: &PKey<Private>, spki: bool) -> Result<Vec<SizeEntry>> {
+    let mut v = Vec::new();
+    if let Ok(raw) = k.raw_private_key() {
+        v.push(SizeEntry::new("secret_key", "raw", raw.len()));
+    }
+    if let Ok(der) = k.private_key_to_pkcs8() {
+        v.push(SizeEntry::new("secret_key", "pkcs8-der", der.len()));
+    }
+    if let Ok(rsa) = k.rsa() {
+        let der = rsa.private_key_to_der().map_err(err)?;
+        v.push(SizeEntry::new("secret_key", "pkcs1-der", der.len()));
+    }
+    if spki {
+        if let Ok(der) = k.public_key_to_der() {
+            v.push(SizeEntry::new("public_key", "spki-der", der.len()));
+        }
+    }
+    Ok(v)
+}
+
 struct OsslKem {
     algo: PkAlgorithm,
     kg: Option<PkeyCtx<()>>,
@@ -320,18 +342,7 @@ impl Kem for OsslKem {
     }
 
     fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
-        let k = self.key()?;
-        let mut v = Vec::new();
-        if let Ok(raw) = k.raw_private_key() {
-            v.push(SizeEntry::new("secret_key", "raw", raw.len()));
-        }
-        if let Ok(der) = k.private_key_to_pkcs8() {
-            v.push(SizeEntry::new("secret_key", "pkcs8-der", der.len()));
-        }
-        if let Ok(der) = k.public_key_to_der() {
-            v.push(SizeEntry::new("public_key", "spki-der", der.len()));
-        }
-        Ok(v)
+        encoding_sizes(self.key()?, true)
     }
 
     fn keygen_from_seed(&mut self, seed: &[u8]) -> Result<Vec<u8>> {
@@ -476,24 +487,8 @@ impl Signer for OsslSig {
     }
 
     fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
-        let k = self.key()?;
-        let mut v = Vec::new();
-        if let Ok(raw) = k.raw_private_key() {
-            v.push(SizeEntry::new("secret_key", "raw", raw.len()));
-        }
-        if let Ok(der) = k.private_key_to_pkcs8() {
-            v.push(SizeEntry::new("secret_key", "pkcs8-der", der.len()));
-        }
-        if let Ok(rsa) = k.rsa() {
-            let der = rsa.private_key_to_der().map_err(err)?;
-            v.push(SizeEntry::new("secret_key", "pkcs1-der", der.len()));
-        }
-        if !self.spki() {
-            if let Ok(der) = k.public_key_to_der() {
-                v.push(SizeEntry::new("public_key", "spki-der", der.len()));
-            }
-        }
-        Ok(v)
+        // RSA and ECDSA keys already travel as SPKI.
+        encoding_sizes(self.key()?, !self.spki())
     }
 
     fn signature_encoding(&self) -> &'static str {

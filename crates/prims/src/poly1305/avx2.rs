@@ -200,16 +200,11 @@ impl Poly1305 {
         }
     }
 
-    pub fn update(&mut self, mut data: &[u8]) {
-        // Complete a partial block with the scalar code first.
-        if self.inner.buf_len > 0 {
-            let take = (16 - self.inner.buf_len).min(data.len());
-            self.inner.update(&data[..take]);
-            data = &data[take..];
-        }
-        let bulk = data.len() / 64 * 64;
-        if bulk > 0 {
-            let k = (bulk / 64).min(LANES_SETS);
+    pub fn update(&mut self, data: &[u8]) {
+        let (head, bulk, tail) = super::split_for_groups(self.inner.buf_len, data, 64);
+        self.inner.update(head);
+        if !bulk.is_empty() {
+            let k = (bulk.len() / 64).min(LANES_SETS);
             if self.npows < 4 * k {
                 if self.npows == 0 {
                     self.pows[0] = self.inner.r;
@@ -222,9 +217,9 @@ impl Poly1305 {
             }
             let _ = self.token;
             // SAFETY: the Avx2 token exists only when the CPU has AVX2.
-            unsafe { groups(&mut self.inner.h, &self.pows, k, &data[..bulk]) };
+            unsafe { groups(&mut self.inner.h, &self.pows, k, bulk) };
         }
-        self.inner.update(&data[bulk..]);
+        self.inner.update(tail);
     }
 
     pub fn finalize(self) -> [u8; 16] {

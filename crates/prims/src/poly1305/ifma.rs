@@ -189,16 +189,11 @@ impl Poly1305 {
         }
     }
 
-    pub fn update(&mut self, mut data: &[u8]) {
-        // Complete a partial block with the scalar code first.
-        if self.inner.buf_len > 0 {
-            let take = (16 - self.inner.buf_len).min(data.len());
-            self.inner.update(&data[..take]);
-            data = &data[take..];
-        }
-        let bulk = data.len() / 128 * 128;
-        if bulk > 0 {
-            let k = (bulk / 128).min(SETS);
+    pub fn update(&mut self, data: &[u8]) {
+        let (head, bulk, tail) = super::split_for_groups(self.inner.buf_len, data, 128);
+        self.inner.update(head);
+        if !bulk.is_empty() {
+            let k = (bulk.len() / 128).min(SETS);
             if self.npows == 0 {
                 self.pows[0] = self.inner.r;
                 for i in 1..8 {
@@ -216,9 +211,9 @@ impl Poly1305 {
                 self.npows = 16;
             }
             // SAFETY: as above.
-            unsafe { groups(&mut self.inner.h, &self.pows, k, &data[..bulk]) };
+            unsafe { groups(&mut self.inner.h, &self.pows, k, bulk) };
         }
-        self.inner.update(&data[bulk..]);
+        self.inner.update(tail);
     }
 
     pub fn finalize(self) -> [u8; 16] {
