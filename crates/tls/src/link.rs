@@ -108,7 +108,6 @@ fn bump(c: &AtomicU64, by: u64) {
 /// The link parameters one direction applies.
 #[derive(Debug, Clone, Copy)]
 struct Shape {
-    delay: Duration,
     jitter: Duration,
     /// Loss probability in [0, 1].
     loss: f64,
@@ -124,7 +123,6 @@ impl Shape {
             0.0
         };
         Shape {
-            delay: opts.delay,
             jitter: opts.jitter,
             loss,
             rate_bps: opts.rate_bps.filter(|&r| r > 0),
@@ -161,6 +159,10 @@ impl Rng {
     }
 }
 
+fn duration_ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// Serialisation time of `len` bytes at `rate` bit/s.
 fn tx_time(len: usize, rate: u64) -> Duration {
     let nanos = (len as u128 * 8 * 1_000_000_000) / u128::from(rate);
@@ -170,6 +172,9 @@ fn tx_time(len: usize, rate: u64) -> Duration {
 /// The release-time bookkeeping of one direction (pure, so it is testable).
 struct Schedule {
     shape: Shape,
+    /// One-way delay in ns, shared with the [`Relay`] so calibration can
+    /// change it while packets flow.
+    delay_ns: Arc<AtomicU64>,
     rng: Rng,
     wire_free: Option<Instant>,
     last_release: Option<Instant>,
@@ -184,9 +189,10 @@ enum Verdict {
 }
 
 impl Schedule {
-    fn new(shape: Shape, stream: u64) -> Schedule {
+    fn new(shape: Shape, delay_ns: Arc<AtomicU64>, stream: u64) -> Schedule {
         Schedule {
             shape,
+            delay_ns,
             rng: Rng::seeded(stream),
             wire_free: None,
             last_release: None,
@@ -209,7 +215,7 @@ impl Schedule {
             }
             None => arrival,
         };
-        let mut release = departure + self.shape.delay;
+        let mut release = departure + Duration::from_nanos(self.delay_ns.load(Ordering::Relaxed));
         if !self.shape.jitter.is_zero() {
             let j = self.shape.jitter.as_secs_f64() * (2.0 * self.rng.next_f64() - 1.0);
             release = if j >= 0.0 {
@@ -239,6 +245,7 @@ pub struct Relay {
     threads: Vec<JoinHandle<()>>,
     c2s: Arc<Counters>,
     s2c: Arc<Counters>,
+    delay_ns: Arc<AtomicU64>,
 }
 
 impl Relay {
@@ -260,6 +267,7 @@ impl Relay {
         let c2s = Arc::new(Counters::default());
         let s2c = Arc::new(Counters::default());
         let shape = Shape::from_opts(opts);
+        let delay_ns = Arc::new(AtomicU64::new(duration_ns(opts.delay)));
 
         let mut relay = Relay {
             stop: Arc::clone(&stop),
@@ -267,6 +275,7 @@ impl Relay {
             threads: Vec::with_capacity(2),
             c2s: Arc::clone(&c2s),
             s2c: Arc::clone(&s2c),
+            delay_ns: Arc::clone(&delay_ns),
         };
         let dirs = [
             ("ango-relay-c2s", &client, &server, c2s, 1u64),
@@ -279,7 +288,7 @@ impl Relay {
                 wake: Arc::clone(&wake),
                 stop: Arc::clone(&stop),
                 counters,
-                schedule: Schedule::new(shape, stream),
+                schedule: Schedule::new(shape, Arc::clone(&delay_ns), stream),
             };
             // On failure `relay` is dropped, which stops the started thread.
             let handle = std::thread::Builder::new()
@@ -288,6 +297,17 @@ impl Relay {
             relay.threads.push(handle);
         }
         Ok(relay)
+    }
+
+    /// The one-way delay each direction adds now (before jitter).
+    pub fn delay(&self) -> Duration {
+        Duration::from_nanos(self.delay_ns.load(Ordering::Relaxed))
+    }
+
+    /// Changes the one-way delay of both directions; packets already on
+    /// the emulated wire keep their release times.
+    pub fn set_delay(&self, delay: Duration) {
+        self.delay_ns.store(duration_ns(delay), Ordering::Relaxed);
     }
 
     /// Counters of both directions so far.
@@ -556,7 +576,6 @@ mod tests {
 
     fn shape() -> Shape {
         Shape {
-            delay: Duration::ZERO,
             jitter: Duration::ZERO,
             loss: 0.0,
             rate_bps: None,
@@ -564,14 +583,18 @@ mod tests {
         }
     }
 
+    fn delay(ms: u64) -> Arc<AtomicU64> {
+        Arc::new(AtomicU64::new(ms * 1_000_000))
+    }
+
     #[test]
     fn delay_is_added_and_order_kept() {
         let mut s = Schedule::new(
             Shape {
-                delay: Duration::from_millis(10),
                 jitter: Duration::from_millis(5),
                 ..shape()
             },
+            delay(10),
             7,
         );
         let t0 = Instant::now();
@@ -596,9 +619,9 @@ mod tests {
         let mut s = Schedule::new(
             Shape {
                 rate_bps: Some(12_000_000),
-                delay: Duration::from_millis(2),
                 ..shape()
             },
+            delay(2),
             1,
         );
         let t0 = Instant::now();
@@ -621,6 +644,7 @@ mod tests {
                 loss: 0.5,
                 ..shape()
             },
+            delay(0),
             3,
         );
         let t0 = Instant::now();
@@ -629,5 +653,22 @@ mod tests {
             .filter(|_| s.admit(100, t0) == Verdict::DropLoss)
             .count();
         assert!((4_000..6_000).contains(&lost), "lost {lost} of 10000");
+    }
+
+    #[test]
+    fn a_changed_delay_applies_to_later_packets() {
+        let d = delay(2);
+        let mut s = Schedule::new(shape(), Arc::clone(&d), 4);
+        let t0 = Instant::now();
+        assert_eq!(
+            s.admit(100, t0),
+            Verdict::Release(t0 + Duration::from_millis(2))
+        );
+        d.store(5_000_000, Ordering::Relaxed);
+        let t1 = t0 + Duration::from_millis(1);
+        assert_eq!(
+            s.admit(100, t1),
+            Verdict::Release(t1 + Duration::from_millis(5))
+        );
     }
 }

@@ -71,6 +71,11 @@ pub struct TlsRecord {
     /// the RTT asked (2 × one-way delay); null in loopback mode.
     pub rtt_ns: Option<f64>,
     pub rtt_asked_ns: f64,
+    /// RTT of the relayed path with no added delay, and the one-way delay
+    /// the relay adds after fitting the RTT to the asked one (null without
+    /// a relay delay).
+    pub rtt_base_ns: Option<f64>,
+    pub link_delay_ns: Option<f64>,
     /// `veth`, `tun-relay` or `loopback`.
     pub link: String,
     /// Attempts the server counted as bad during this combination.
@@ -115,6 +120,7 @@ pub fn run(
         }
         None => None,
     };
+    let calibration = lab.as_ref().and_then(Lab::calibration);
     let (server_ip, link_kind) = match &lab {
         Some(l) => (l.server_addr(), l.link_kind()),
         None => (Ipv4Addr::LOCALHOST, "loopback"),
@@ -191,6 +197,8 @@ pub fn run(
                 ca_cert_bytes: ca_der,
                 rtt_ns,
                 rtt_asked_ns: 2.0 * spec.link.delay.as_nanos() as f64,
+                rtt_base_ns: calibration.map(|c| c.base_rtt.as_nanos() as f64),
+                link_delay_ns: calibration.map(|c| c.applied_delay.as_nanos() as f64),
                 link: link_kind.into(),
                 server_bad_attempts: server
                     .bad_attempts
