@@ -103,6 +103,12 @@ pub struct RunArgs {
     /// Leave the public-key study out of the run.
     #[arg(long)]
     pub no_pk: bool,
+    /// Leave the TLS handshake lab out of the run.
+    #[arg(long)]
+    pub no_tls: bool,
+    /// Handshakes per combination in the run's TLS lab (default 1000, 50 with --quick).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub tls_handshakes: Option<String>,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -149,6 +155,13 @@ pub struct TlsArgs {
     /// A small matrix (x25519 and x25519mlkem768 × rsa-2048 and ml-dsa-44 by p-256), 50 handshakes.
     #[arg(long)]
     pub quick: bool,
+    /// Do not capture packets (no wire times, phases or flight sizes).
+    #[arg(long = "no-capture")]
+    pub no_capture: bool,
+    /// Handshakes per combination whose packets are kept as pcap files in
+    /// the results directory (the first ones; every handshake is analysed), or all.
+    #[arg(long = "pcap-handshakes", value_name = "N|all", default_value = "20")]
+    pub pcap_handshakes: String,
 }
 
 impl TlsArgs {
@@ -262,6 +275,16 @@ impl TlsArgs {
                 congestion_control: self.cc.clone(),
             },
             loopback: self.loopback,
+            capture: !self.no_capture,
+            capture_dir: self.out.clone(),
+            pcap_handshakes: match self.pcap_handshakes.as_str() {
+                "all" => None,
+                s => Some(parse_num("--pcap-handshakes", s, 0usize, 10_000_000).map_err(|_| {
+                    Error::usage(format!(
+                        "invalid --pcap-handshakes '{s}'; give a number of handshakes (0 keeps no pcap) or all"
+                    ))
+                })?),
+            },
         })
     }
 }

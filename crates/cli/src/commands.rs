@@ -3,7 +3,9 @@
 use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, PkArgs, RunArgs, SpeedArgs, TlsArgs};
 use crate::sink::{ParentSink, EVENTS, PK_SAMPLES};
 use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
-use ango_core::{Algorithm, EnvInfo, Error, Hw, PkRecord, PkSamples, Result, SpeedRecord};
+use ango_core::{
+    Algorithm, EnvInfo, Error, Hw, PkRecord, PkSamples, Result, SpeedRecord, TlsRecord,
+};
 use ango_harness::CycleCounter;
 use ango_report::compare::{self, Selector};
 use ango_report::formats::{self, Format};
@@ -123,6 +125,27 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         _ => None,
     };
 
+    // `ango run` adds the TLS lab: seed 003's matrix, or a small one with
+    // --quick; on 127.0.0.1 when not root (no namespaces without root).
+    let tls_spec = match run_args {
+        Some(r) if !r.no_tls => {
+            // SAFETY: geteuid has no preconditions.
+            let root = unsafe { libc::geteuid() } == 0;
+            let ta = TlsArgs {
+                quick: a.quick,
+                handshakes: r.tls_handshakes.clone(),
+                loopback: !root,
+                format: "table".into(),
+                pcap_handshakes: "20".into(),
+                ..TlsArgs::default()
+            };
+            let ts = ta.spec(&run_id)?;
+            total += ts.groups.len() * ts.server_sigs.len() * ts.ca_sigs.len();
+            Some(ts)
+        }
+        _ => None,
+    };
+
     let dir = match (&a.out, is_run) {
         (Some(p), _) => Some(ResultsDir::create_at(p)?),
         (None, true) => Some(ResultsDir::create_default(
@@ -162,9 +185,27 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     if let (Some(ps), false) = (&pk_spec, outcome.interrupted) {
         outcome.interrupted = ango_study::pk::run(ps, &mut sink)?.interrupted;
     }
+    let mut tls_records = Vec::new();
+    if let (Some(mut ts), false) = (tls_spec, outcome.interrupted) {
+        if let Some(d) = &sink.dir {
+            ts.capture_dir = Some(d.path.clone());
+        }
+        if ts.loopback {
+            eprintln!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
+        }
+        let (recs, interrupted) = run_tls(&ts, sink.dir.as_ref())?;
+        tls_records = recs;
+        outcome.interrupted = interrupted;
+    }
 
     if let Some(d) = &sink.dir {
-        write_report(d, Some(env.clone()), &sink, outcome.interrupted)?;
+        write_report(
+            d,
+            Some(env.clone()),
+            &sink,
+            &tls_records,
+            outcome.interrupted,
+        )?;
     }
     let shown: Vec<SpeedRecord> = if mode == Mode::Latency && format == Format::Table {
         println!(
@@ -202,10 +243,14 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         println!();
         print_pk(&sink.pk_records, format);
     }
+    if !tls_records.is_empty() {
+        println!("\nTLS 1.3 handshake lab (seed 003 §4-3)");
+        print!("{}", ango_report::tls::text_tables(&tls_records));
+    }
     if let Some(d) = &sink.dir {
         eprintln!(
             "ango: {} points in {}; report: {}",
-            sink.records.len() + sink.pk_records.len(),
+            sink.records.len() + sink.pk_records.len() + tls_records.len(),
             d.path.join(RESULTS).display(),
             d.path.join(REPORT).display()
         );
@@ -217,6 +262,7 @@ fn write_report(
     d: &ResultsDir,
     env: Option<EnvInfo>,
     sink: &ParentSink,
+    tls: &[TlsRecord],
     interrupted: bool,
 ) -> Result<()> {
     let mut notes = Vec::new();
@@ -231,6 +277,7 @@ fn write_report(
         records: sink.records.clone(),
         pk_records: sink.pk_records.clone(),
         pk_samples: sink.pk_samples.clone(),
+        tls_records: tls.to_vec(),
         events: sink.events.clone(),
         notes,
     });
@@ -241,6 +288,7 @@ fn write_report(
 struct Loaded {
     speed: Vec<SpeedRecord>,
     pk: Vec<PkRecord>,
+    tls: Vec<TlsRecord>,
     notes: Vec<String>,
 }
 
@@ -249,6 +297,7 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
     let mut out = Loaded {
         speed: Vec::new(),
         pk: Vec::new(),
+        tls: Vec::new(),
         notes: Vec::new(),
     };
     let mut bad = lines.bad_lines.clone();
@@ -256,6 +305,10 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         let ok = if v["suite"] == "pk" {
             serde_json::from_value::<PkRecord>(v)
                 .map(|r| out.pk.push(r))
+                .is_ok()
+        } else if v["suite"] == "tls" {
+            serde_json::from_value::<TlsRecord>(v)
+                .map(|r| out.tls.push(r))
                 .is_ok()
         } else {
             serde_json::from_value::<SpeedRecord>(v)
@@ -305,6 +358,62 @@ fn print_pk(records: &[PkRecord], format: Format) {
 
 /// Per-handshake times of the TLS lab, one line per combination.
 const TLS_HANDSHAKES: &str = "tls-handshakes.jsonl";
+/// Every handshake's full timeline, one line per handshake.
+const TLS_TIMELINES: &str = "tls-timelines.jsonl";
+
+/// Runs the TLS lab, writing each combination's record, handshake times
+/// and timelines the moment it is done; returns the records and whether
+/// Ctrl-C stopped it.
+fn run_tls(
+    spec: &ango_tls::run::TlsSpec,
+    dir: Option<&ResultsDir>,
+) -> Result<(Vec<TlsRecord>, bool)> {
+    let removed = ango_tls::lab::cleanup_stale();
+    if removed > 0 {
+        eprintln!("ango: removed {removed} stale namespaces of earlier runs");
+    }
+    let total = spec.groups.len() * spec.server_sigs.len() * spec.ca_sigs.len();
+    let mut records: Vec<TlsRecord> = Vec::new();
+    let stop = || ango_harness::measure::stop_requested();
+    let interrupted = ango_tls::run::run(spec, &stop, &mut |r, times, timelines| {
+        if let Some(d) = dir {
+            d.append(RESULTS, &r)?;
+            d.append(
+                TLS_HANDSHAKES,
+                &serde_json::json!({
+                    "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
+                    "ca_sig": r.ca_sig, "handshake_ns": times,
+                }),
+            )?;
+            for t in &timelines {
+                d.append(
+                    TLS_TIMELINES,
+                    &serde_json::json!({
+                        "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
+                        "ca_sig": r.ca_sig, "timeline": t,
+                    }),
+                )?;
+            }
+        }
+        let ms = |x: Option<f64>| x.map(ango_report::pk::fmt_ns).unwrap_or_else(|| "-".into());
+        eprintln!(
+            "[{:>3}/{total}] {:<15} server {:<10} CA {:<10} median {:>9} p95 {:>9}  SH→Fin {:>9}  flight {} B/{} seg  failures {}",
+            records.len() + 1,
+            r.group,
+            r.server_sig,
+            r.ca_sig,
+            ms(r.handshake_ns.as_ref().map(|q| q.median)),
+            ms(r.handshake_ns.as_ref().map(|q| q.p95)),
+            ms(r.client_sh_rcv_to_finished_send_ns),
+            r.server_flight_bytes.map_or("-".into(), |b| format!("{b:.0}")),
+            r.server_flight_segments.map_or("-".into(), |b| format!("{b:.0}")),
+            r.failures,
+        );
+        records.push(r);
+        Ok(())
+    })?;
+    Ok((records, interrupted))
+}
 
 fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     let (ts, _date) = utc_now();
@@ -323,76 +432,28 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
         None => None,
     };
     install_interrupt_handler();
-    let removed = ango_tls::lab::cleanup_stale();
-    if removed > 0 {
-        eprintln!("ango: removed {removed} stale namespaces of earlier runs");
-    }
+    let env = capture_env(&run_id);
     if let Some(d) = &dir {
-        d.write_json(ENV, &capture_env(&run_id))?;
+        d.write_json(ENV, &env)?;
     }
-    let total = spec.groups.len() * spec.server_sigs.len() * spec.ca_sigs.len();
     let started = std::time::Instant::now();
-    let mut records: Vec<ango_tls::run::TlsRecord> = Vec::new();
-    let stop = || ango_harness::measure::stop_requested();
-    let interrupted = ango_tls::run::run(&spec, &stop, &mut |r, times| {
-        if let Some(d) = &dir {
-            d.append(RESULTS, &r)?;
-            d.append(
-                TLS_HANDSHAKES,
-                &serde_json::json!({
-                    "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
-                    "ca_sig": r.ca_sig, "handshake_ns": times,
-                }),
-            )?;
-        }
-        eprintln!(
-            "[{:>3}/{total}] {:<15} server {:<10} CA {:<10} median {:>9} p95 {:>9}  failures {}  chain {} B",
-            records.len() + 1,
-            r.group,
-            r.server_sig,
-            r.ca_sig,
-            r.handshake_ns
-                .as_ref()
-                .map(|q| ango_report::pk::fmt_ns(q.median))
-                .unwrap_or_else(|| "-".into()),
-            r.handshake_ns
-                .as_ref()
-                .map(|q| ango_report::pk::fmt_ns(q.p95))
-                .unwrap_or_else(|| "-".into()),
-            r.failures,
-            r.cert_chain_bytes
-        );
-        records.push(r);
-        Ok(())
-    })?;
+    let (records, interrupted) = run_tls(&spec, dir.as_ref())?;
+    if let Some(d) = &dir {
+        write_report(
+            d,
+            Some(env),
+            &ParentSink::new(None, 0),
+            &records,
+            interrupted,
+        )?;
+    }
     match a.format.as_str() {
         "json" => println!(
             "{}",
             serde_json::to_string_pretty(&records).expect("records serialise")
         ),
-        "csv" => {
-            println!("group,server_sig,ca_sig,handshakes,failures,median_ns,q1_ns,q3_ns,p95_ns,mean_ns,cert_chain_bytes,rtt_ns,link");
-            for r in &records {
-                let q = r.handshake_ns.clone();
-                println!(
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                    r.group,
-                    r.server_sig,
-                    r.ca_sig,
-                    r.handshakes,
-                    r.failures,
-                    q.as_ref().map(|q| q.median.to_string()).unwrap_or_default(),
-                    q.as_ref().map(|q| q.q1.to_string()).unwrap_or_default(),
-                    q.as_ref().map(|q| q.q3.to_string()).unwrap_or_default(),
-                    q.as_ref().map(|q| q.p95.to_string()).unwrap_or_default(),
-                    q.as_ref().map(|q| q.mean.to_string()).unwrap_or_default(),
-                    r.cert_chain_bytes,
-                    r.rtt_ns.map(|x| x.to_string()).unwrap_or_default(),
-                    r.link
-                );
-            }
-        }
-        _ => print!("{}", ango_tls::report::table(&records)),
+        "csv" => print!("{}", tls_csv(&records)),
+        _ => print!("{}", ango_report::tls::text_tables(&records)),
     }
     eprintln!(
         "ango: {} combinations in {:.1} s",
@@ -411,6 +472,49 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     } else {
         0
     })
+}
+
+/// The TLS records as CSV: the handshake times, the flights and every
+/// phase median.
+fn tls_csv(records: &[TlsRecord]) -> String {
+    use std::fmt::Write;
+    let phases = ango_tls::timeline::PHASES.map(|(p, _, _)| p);
+    let mut out = String::from("group,server_sig,ca_sig,handshakes,failures,median_ns,q1_ns,q3_ns,p95_ns,mean_ns,client_sh_rcv_to_finished_send_ns,server_sh_send_to_finished_send_ns,server_flight_bytes,server_flight_segments,client_flight_segments,cert_chain_bytes,rtt_ns,link");
+    for p in phases {
+        let _ = write!(out, ",{p}_ns");
+    }
+    out.push('\n');
+    let f = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    for r in records {
+        let q = r.handshake_ns.as_ref();
+        let _ = write!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.group,
+            r.server_sig,
+            r.ca_sig,
+            r.handshakes,
+            r.failures,
+            f(q.map(|q| q.median)),
+            f(q.map(|q| q.q1)),
+            f(q.map(|q| q.q3)),
+            f(q.map(|q| q.p95)),
+            f(q.map(|q| q.mean)),
+            f(r.client_sh_rcv_to_finished_send_ns),
+            f(r.server_sh_send_to_finished_send_ns),
+            f(r.server_flight_bytes),
+            f(r.server_flight_segments),
+            f(r.client_flight_segments),
+            r.cert_chain_bytes,
+            f(r.rtt_ns),
+            r.link
+        );
+        for p in phases {
+            let _ = write!(out, ",{}", f(r.phases_ns.get(p).copied()));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 fn pk_cmd(a: &PkArgs) -> Result<i32> {
@@ -473,7 +577,7 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
     let mut sink = ParentSink::new(dir, plan.points());
     let outcome = ango_study::pk::run(&spec, &mut sink)?;
     if let Some(d) = &sink.dir {
-        write_report(d, Some(env), &sink, outcome.interrupted)?;
+        write_report(d, Some(env), &sink, &[], outcome.interrupted)?;
     }
     print_pk(&sink.pk_records, format);
     eprintln!(
@@ -506,6 +610,7 @@ fn report_cmd(path: &Path) -> Result<()> {
         env,
         records: loaded.speed,
         pk_records: loaded.pk,
+        tls_records: loaded.tls,
         pk_samples: pk_samples.items,
         events: events.items,
         notes,

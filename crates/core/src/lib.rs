@@ -15,5 +15,8 @@ pub mod traits;
 pub use algo::{Algorithm, Hw, Kind, Operation};
 pub use error::{Error, Result};
 pub use pk::{Kem, PkAlgorithm, PkBackend, PkKind, PkOp, Signer, SizeEntry};
-pub use record::{EnvInfo, PkRecord, PkSamples, SpeedRecord, SCHEMA_VERSION};
+pub use record::{
+    EnvInfo, PkRecord, PkSamples, Quantiles, SpeedRecord, TlsCapture, TlsRecord, TlsTcp,
+    SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
+};
 pub use traits::{Aead, Backend, Cipher, Unavailable, Variant, WithVariant};

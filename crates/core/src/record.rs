@@ -193,3 +193,152 @@ pub struct PkSamples {
     /// Cycles per call (same order), when a cycle source was available.
     pub sample_cycles: Option<Vec<u64>>,
 }
+
+/// Median, quartiles, p95 and mean of a set of times, ns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Quantiles {
+    pub median: f64,
+    pub q1: f64,
+    pub q3: f64,
+    pub p95: f64,
+    pub mean: f64,
+}
+
+/// Seed 003's stacked-bar legend, client view (figure 19: 1 → A → B → 2 →
+/// 3 → 4 → D → E → 5 → 6 → 7 → 8 → 9), as snake_case names of its labels.
+pub const TLS_CLIENT_VIEW: [&str; 12] = [
+    "syn_sending",
+    "syn_rcv_to_ack_syn_send",
+    "ack_syn_sending",
+    "ack_syn_send_to_ack_send",
+    "ack_send_to_client_hello_send",
+    "client_hello_sending",
+    "client_hello_rcv_to_server_hello_send",
+    "server_hello_sending",
+    "server_hello_rcv_to_certificate_rcv",
+    "certificate_rcv_to_certificate_verify_rcv",
+    "certificate_verify_rcv_to_finished_rcv",
+    "finished_rcv_to_finished_send",
+];
+
+/// The same, server view (1 → A → B → 2 → 3 → C → D → E → F → G → H → 8 → 9).
+pub const TLS_SERVER_VIEW: [&str; 12] = [
+    "syn_sending",
+    "syn_rcv_to_ack_syn_send",
+    "ack_syn_sending",
+    "ack_syn_send_to_ack_send",
+    "ack_sending",
+    "ack_rcv_to_client_hello_rcv",
+    "client_hello_rcv_to_server_hello_send",
+    "server_hello_send_to_certificate_send",
+    "certificate_send_to_certificate_verify_send",
+    "certificate_verify_send_to_finished_send",
+    "finished_sending",
+    "finished_rcv_to_finished_send",
+];
+
+/// TCP as the kernel saw it during one combination's handshakes (medians
+/// over handshakes unless said otherwise).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TlsTcp {
+    /// MSS the server sends with (`TCP_INFO` `tcpi_snd_mss`).
+    pub server_mss: Option<f64>,
+    /// MSS the client sends with.
+    pub client_mss: Option<f64>,
+    /// The server's congestion window in segments right after `accept()`
+    /// (the initial window) and after the handshake.
+    pub server_initial_cwnd: Option<f64>,
+    pub server_cwnd_after: Option<f64>,
+    /// Retransmitted segments in all handshakes, per direction (captures).
+    pub retransmissions_c2s: u64,
+    pub retransmissions_s2c: u64,
+    /// Congestion control of the sockets (`TCP_CONGESTION`).
+    pub congestion_control: String,
+}
+
+/// The captures of one combination.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TlsCapture {
+    /// pcap files (nanosecond, raw IP) relative to the results directory,
+    /// and the key-log file Wireshark decrypts them with.
+    pub client_pcap: Option<String>,
+    pub server_pcap: Option<String>,
+    pub keylog: Option<String>,
+    /// Handshakes whose packets are in the pcap files (the first ones).
+    pub handshakes_in_pcap: u64,
+    /// Packets captured per side, and packets the kernel dropped.
+    pub client_packets: u64,
+    pub server_packets: u64,
+    pub kernel_drops: u64,
+    /// Handshakes whose wire timeline was complete (every point found).
+    pub handshakes_timed: u64,
+    /// Up to five reasons other handshakes were not timed on the wire.
+    pub problems: Vec<String>,
+}
+
+/// One combination of the TLS 1.3 handshake lab (`ango tls`): one JSON line
+/// of `results.jsonl`. Every handshake's timeline is in
+/// `tls-timelines.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TlsRecord {
+    pub schema: u32,
+    pub run_id: String,
+    /// Always `tls`.
+    pub suite: String,
+    pub group: String,
+    pub server_sig: String,
+    pub ca_sig: String,
+    /// Handshakes attempted.
+    pub handshakes: u64,
+    pub failures: u64,
+    pub failure_examples: Vec<String>,
+    /// Client view: `connect()` to the end of the handshake, successful
+    /// handshakes only. Null if none succeeded.
+    pub handshake_ns: Option<Quantiles>,
+    /// Median of each phase of seed 003's legend ([`TLS_CLIENT_VIEW`] and
+    /// [`TLS_SERVER_VIEW`]), ns, from the wire times of the captures.
+    pub phases_ns: std::collections::BTreeMap<String, f64>,
+    /// Seed Tables 10–12: client time from ServerHello received to its
+    /// Finished sent (wire, 5 → 9), median ns.
+    pub client_sh_rcv_to_finished_send_ns: Option<f64>,
+    /// Seed Figs 9–12: server time from ServerHello sent to Finished sent
+    /// (wire, E → H), median ns.
+    pub server_sh_send_to_finished_send_ns: Option<f64>,
+    /// In-process times from OpenSSL's message callback, medians, ns
+    /// (`client_sh_read_to_finished_write`, `server_ch_read_to_finished_write`,
+    /// `server_sh_write_to_finished_write`).
+    pub openssl_ns: std::collections::BTreeMap<String, f64>,
+    /// Bytes of the server's flight (TCP payload from its first byte to the
+    /// end of the record holding its Finished), median.
+    pub server_flight_bytes: Option<f64>,
+    /// TCP segments the server sent for that flight (seed Table 9), median.
+    pub server_flight_segments: Option<f64>,
+    /// TCP segments of the client's first flight (ClientHello), median.
+    pub client_flight_segments: Option<f64>,
+    /// TCP segments of the client's second flight (its Finished), median.
+    pub client_finished_segments: Option<f64>,
+    pub tcp: TlsTcp,
+    pub capture: TlsCapture,
+    /// DER bytes of the certificates the server sends: its own (the root
+    /// CA is held by the client, not sent).
+    pub cert_chain_bytes: u64,
+    pub server_cert_bytes: u64,
+    pub ca_cert_bytes: u64,
+    /// RTT measured on the link before the run (median of TCP echoes), and
+    /// the RTT asked (2 × one-way delay); null in loopback mode.
+    pub rtt_ns: Option<f64>,
+    pub rtt_asked_ns: f64,
+    /// RTT of the relayed path with no added delay, and the one-way delay
+    /// the relay adds after fitting the RTT to the asked one (null without
+    /// a relay delay).
+    pub rtt_base_ns: Option<f64>,
+    pub link_delay_ns: Option<f64>,
+    /// `veth`, `tun-relay` or `loopback`.
+    pub link: String,
+    /// Attempts the server counted as bad during this combination.
+    pub server_bad_attempts: u64,
+    /// True if Ctrl-C stopped this combination before all its handshakes.
+    pub cut_short: bool,
+    pub method: String,
+    pub time: String,
+}

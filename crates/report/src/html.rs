@@ -15,6 +15,8 @@ pub struct ReportData {
     /// The public-key study's records and their per-call samples.
     pub pk_records: Vec<ango_core::PkRecord>,
     pub pk_samples: Vec<ango_core::PkSamples>,
+    /// The TLS 1.3 handshake lab's records, one per combination.
+    pub tls_records: Vec<ango_core::TlsRecord>,
     /// Lines of events.jsonl (known-answer results, skips, errors).
     pub events: Vec<serde_json::Value>,
     /// Notes about the data itself (interrupted run, cut lines).
@@ -466,7 +468,9 @@ pub fn render(d: &ReportData) -> String {
         .cloned()
         .partition(|r| r.suite == "latency");
     let pk = crate::pk::html_section(&d.pk_records, &d.pk_samples);
-    let total = total + d.pk_records.len();
+    let tls = crate::tls::html_section(&d.tls_records);
+    let total = total + d.pk_records.len() + d.tls_records.len();
+    let tls_run_id = d.tls_records.first().map(|r| r.run_id.clone());
     let d = &ReportData {
         env: d.env.clone(),
         records: speed,
@@ -480,6 +484,7 @@ pub fn render(d: &ReportData) -> String {
         .first()
         .map(|r| r.run_id.clone())
         .or_else(|| d.env.as_ref().map(|e| e.run_id.clone()))
+        .or(tls_run_id)
         .unwrap_or_default();
     let _ = write!(
         out,
@@ -508,6 +513,7 @@ pub fn render(d: &ReportData) -> String {
     }
     out.push_str(&latency_section(&latency));
     out.push_str(&pk);
+    out.push_str(&tls);
     out.push_str(METHOD);
     out.push_str(&events_section(&d.events));
     if let Some(env) = &d.env {

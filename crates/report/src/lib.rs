@@ -8,6 +8,7 @@ pub mod formats;
 pub mod html;
 pub mod pk;
 pub mod svg;
+pub mod tls;
 pub mod unit;
 
 pub use unit::Unit;

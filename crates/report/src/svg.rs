@@ -248,7 +248,7 @@ pub fn line_chart(c: &Chart) -> String {
 }
 
 /// A "nice" tick step (1, 2 or 5 × 10^k) giving about `n` ticks over `range`.
-fn nice_step(range: f64, n: f64) -> f64 {
+pub(crate) fn nice_step(range: f64, n: f64) -> f64 {
     let raw = (range / n).max(f64::MIN_POSITIVE);
     let p = 10f64.powf(raw.log10().floor());
     [1.0, 2.0, 5.0, 10.0]

@@ -9,6 +9,7 @@
 //! only the combination's CA and verifies the chain and the host name.
 
 use crate::certs::{Issuer, ServerCert};
+use crate::probe::{self, KeyLines, MsgEvent, TcpInfo};
 use ango_core::{Error, PkAlgorithm, Result};
 use openssl::ssl::{
     HandshakeError, Ssl, SslAcceptor, SslConnector, SslContext, SslMethod, SslVerifyMode,
@@ -17,8 +18,9 @@ use openssl::ssl::{
 use openssl::x509::store::X509StoreBuilder;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The host name in every server certificate and the client's check.
@@ -75,12 +77,18 @@ pub fn server_context(server: &ServerCert) -> Result<SslContext> {
     b.set_certificate(&server.cert).map_err(err)?;
     b.set_private_key(&server.key).map_err(err)?;
     b.check_private_key().map_err(err)?;
+    probe::install_msg_callback(&mut b);
     Ok(b.build().into_context())
 }
 
 /// A client context for one group and CA: TLS 1.3 only, only that group
-/// offered, only that CA trusted, chain and host name verified.
-pub fn client_context(group: PkAlgorithm, ca: &Issuer) -> Result<SslContext> {
+/// offered, only that CA trusted, chain and host name verified; the
+/// sessions' secrets go to `keys` if given.
+pub fn client_context(
+    group: PkAlgorithm,
+    ca: &Issuer,
+    keys: Option<&KeyLines>,
+) -> Result<SslContext> {
     let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(err)?;
     b.set_min_proto_version(Some(SslVersion::TLS1_3))
         .map_err(err)?;
@@ -91,6 +99,10 @@ pub fn client_context(group: PkAlgorithm, ca: &Issuer) -> Result<SslContext> {
     store.add_cert(ca.cert.clone()).map_err(err)?;
     b.set_cert_store(store.build());
     b.set_verify(SslVerifyMode::PEER);
+    probe::install_msg_callback(&mut b);
+    if let Some(k) = keys {
+        k.install(&mut b);
+    }
     Ok(b.build().into_context())
 }
 
@@ -102,6 +114,7 @@ pub struct Server {
     stop: Arc<AtomicBool>,
     pub handshakes: Arc<AtomicU64>,
     pub bad_attempts: Arc<AtomicU64>,
+    observed: Arc<Mutex<Vec<ServerObs>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -117,9 +130,14 @@ impl Server {
         let stop = Arc::new(AtomicBool::new(false));
         let handshakes = Arc::new(AtomicU64::new(0));
         let bad = Arc::new(AtomicU64::new(0));
-        let (s, h, b) = (stop.clone(), handshakes.clone(), bad.clone());
+        let observed: Arc<Mutex<Vec<ServerObs>>> = Arc::default();
+        let (s, h, b, o) = (
+            stop.clone(),
+            handshakes.clone(),
+            bad.clone(),
+            observed.clone(),
+        );
         let thread = std::thread::spawn(move || {
-            use std::os::fd::AsRawFd;
             let mut pfd = libc::pollfd {
                 fd: listener.as_raw_fd(),
                 events: libc::POLLIN,
@@ -135,12 +153,14 @@ impl Server {
                     continue;
                 }
                 match listener.accept() {
-                    Ok((stream, _)) => {
-                        if serve_one(&ctx, stream).is_ok() {
+                    Ok((stream, peer)) => {
+                        let obs = serve_one(&ctx, stream, peer.port());
+                        if obs.error.is_none() {
                             h.fetch_add(1, Ordering::Relaxed);
                         } else {
                             b.fetch_add(1, Ordering::Relaxed);
                         }
+                        o.lock().unwrap_or_else(PoisonError::into_inner).push(obs);
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                     Err(_) => std::thread::sleep(Duration::from_millis(1)),
@@ -152,8 +172,14 @@ impl Server {
             stop,
             handshakes,
             bad_attempts: bad,
+            observed,
             thread: Some(thread),
         })
+    }
+
+    /// What the server observed of each connection since the last call.
+    pub fn take_observations(&self) -> Vec<ServerObs> {
+        std::mem::take(&mut *self.observed.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     pub fn stop(mut self) {
@@ -174,29 +200,93 @@ impl Drop for Server {
     }
 }
 
-fn serve_one(ctx: &SslContext, stream: TcpStream) -> std::result::Result<(), String> {
-    stream.set_nonblocking(false).map_err(|e| e.to_string())?;
-    stream.set_nodelay(true).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .map_err(|e| e.to_string())?;
-    let ssl = Ssl::new(ctx).map_err(|e| e.to_string())?;
-    let mut tls = match ssl.accept(stream) {
+/// What the server saw of one connection.
+#[derive(Clone, Debug)]
+pub struct ServerObs {
+    /// The client's TCP port (joins this to the client's view).
+    pub peer_port: u16,
+    /// `CLOCK_REALTIME` ns when `accept()` returned.
+    pub accepted_ns: u64,
+    /// OpenSSL's message callback, in order.
+    pub events: Vec<MsgEvent>,
+    /// `TCP_INFO` right after `accept()` (the initial window) and after
+    /// the handshake.
+    pub tcp_at_accept: Option<TcpInfo>,
+    pub tcp_after: Option<TcpInfo>,
+    /// Why the attempt was bad, if it was.
+    pub error: Option<String>,
+}
+
+fn serve_one(ctx: &SslContext, stream: TcpStream, peer_port: u16) -> ServerObs {
+    let mut obs = ServerObs {
+        peer_port,
+        accepted_ns: probe::realtime_ns(),
+        events: Vec::new(),
+        tcp_at_accept: probe::tcp_info(stream.as_raw_fd()).ok(),
+        tcp_after: None,
+        error: None,
+    };
+    let fd = stream.as_raw_fd();
+    let setup = || -> std::result::Result<Ssl, String> {
+        stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .map_err(|e| e.to_string())?;
+        Ssl::new(ctx).map_err(|e| e.to_string())
+    };
+    let mut ssl = match setup() {
+        Ok(s) => s,
+        Err(e) => {
+            obs.error = Some(e);
+            return obs;
+        }
+    };
+    let log = probe::attach_log(&mut ssl);
+    let result = ssl.accept(stream);
+    obs.tcp_after = probe::tcp_info(fd).ok();
+    obs.events = probe::drain(&log);
+    let mut tls = match result {
         Ok(t) => t,
-        Err(HandshakeError::SetupFailure(e)) => return Err(e.to_string()),
-        Err(HandshakeError::Failure(m)) => return Err(m.error().to_string()),
-        Err(HandshakeError::WouldBlock(_)) => return Err("would block".into()),
+        Err(e) => {
+            obs.error = Some(match e {
+                HandshakeError::SetupFailure(e) => e.to_string(),
+                HandshakeError::Failure(m) => m.error().to_string(),
+                HandshakeError::WouldBlock(_) => "would block".into(),
+            });
+            return obs;
+        }
     };
     // Wait for the client's close so the connection ends cleanly.
     let mut b = [0u8; 1];
     let _ = tls.read(&mut b);
     let _ = tls.shutdown();
-    Ok(())
+    obs
 }
 
-/// One client handshake: the time from `connect()` to the end of the
-/// handshake, or the error.
-pub fn handshake_once(ctx: &SslContext, addr: SocketAddr) -> std::result::Result<Duration, String> {
+/// What the client saw of one successful handshake.
+#[derive(Clone, Debug)]
+pub struct ClientObs {
+    /// `connect()` to the end of the handshake (monotonic clock).
+    pub handshake: Duration,
+    /// `CLOCK_REALTIME` ns just before `connect()`.
+    pub start_ns: u64,
+    /// The client's TCP port.
+    pub local_port: u16,
+    /// OpenSSL's message callback, in order.
+    pub events: Vec<MsgEvent>,
+    /// `TCP_INFO` at the end of the handshake.
+    pub tcp: Option<TcpInfo>,
+}
+
+/// One client handshake on a fresh TCP connection: the time from
+/// `connect()` to the end of the handshake and what the client observed,
+/// or the error.
+pub fn handshake_once(
+    ctx: &SslContext,
+    addr: SocketAddr,
+) -> std::result::Result<ClientObs, String> {
+    let start_ns = probe::realtime_ns();
     let t0 = Instant::now();
     let stream =
         TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
@@ -204,9 +294,12 @@ pub fn handshake_once(ctx: &SslContext, addr: SocketAddr) -> std::result::Result
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .map_err(|e| e.to_string())?;
+    let local_port = stream.local_addr().map(|a| a.port()).unwrap_or(0);
+    let fd = stream.as_raw_fd();
     let mut ssl = Ssl::new(ctx).map_err(|e| e.to_string())?;
     ssl.set_hostname(HOST).map_err(|e| e.to_string())?;
     ssl.param_mut().set_host(HOST).map_err(|e| e.to_string())?;
+    let log = probe::attach_log(&mut ssl);
     let mut tls = match ssl.connect(stream) {
         Ok(t) => t,
         Err(HandshakeError::SetupFailure(e)) => return Err(e.to_string()),
@@ -216,10 +309,17 @@ pub fn handshake_once(ctx: &SslContext, addr: SocketAddr) -> std::result::Result
         }
         Err(HandshakeError::WouldBlock(_)) => return Err("would block".into()),
     };
-    let t = t0.elapsed();
+    let handshake = t0.elapsed();
+    let tcp = probe::tcp_info(fd).ok();
     let _ = tls.shutdown();
     let _ = tls.get_mut().flush();
-    Ok(t)
+    Ok(ClientObs {
+        handshake,
+        start_ns,
+        local_port,
+        events: probe::drain(&log),
+        tcp,
+    })
 }
 
 #[cfg(test)]
@@ -235,11 +335,56 @@ mod tests {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let server = Server::start(l, server_context(&srv).unwrap()).unwrap();
         for g in GROUPS {
-            let ctx = client_context(*g, &ca).unwrap();
-            let t = handshake_once(&ctx, server.addr).unwrap();
-            assert!(t > Duration::ZERO, "{g}");
+            let keys = KeyLines::default();
+            let ctx = client_context(*g, &ca, Some(&keys)).unwrap();
+            let o = handshake_once(&ctx, server.addr).unwrap();
+            assert!(o.handshake > Duration::ZERO, "{g}");
+            // The client wrote ClientHello and Finished and read the
+            // server's five messages, in order.
+            let sent: Vec<u8> = o
+                .events
+                .iter()
+                .filter(|e| e.sent)
+                .filter_map(|e| e.hs_type)
+                .collect();
+            let read: Vec<u8> = o
+                .events
+                .iter()
+                .filter(|e| !e.sent)
+                .filter_map(|e| e.hs_type)
+                .collect();
+            assert_eq!(sent, [1, 20], "{g}");
+            assert_eq!(&read[..5], [2, 8, 11, 15, 20], "{g}");
+            assert!(o.events.windows(2).all(|w| w[0].t_ns <= w[1].t_ns));
+            let tcp = o.tcp.unwrap();
+            assert!(tcp.snd_mss > 0 && tcp.snd_cwnd > 0 && !tcp.congestion_control.is_empty());
+            let lines = keys.take();
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with("SERVER_HANDSHAKE_TRAFFIC_SECRET ")),
+                "{lines:?}"
+            );
         }
-        let bad = client_context(PkAlgorithm::X25519, &other).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        let seen = server.take_observations();
+        assert_eq!(seen.len(), GROUPS.len());
+        for o in &seen {
+            assert!(o.error.is_none(), "{o:?}");
+            let sent: Vec<u8> = o
+                .events
+                .iter()
+                .filter(|e| e.sent)
+                .filter_map(|e| e.hs_type)
+                .collect();
+            assert_eq!(&sent[..5], [2, 8, 11, 15, 20]);
+            assert_eq!(
+                o.tcp_at_accept.as_ref().unwrap().snd_cwnd,
+                10,
+                "initial window"
+            );
+        }
+        let bad = client_context(PkAlgorithm::X25519, &other, None).unwrap();
         let e = handshake_once(&bad, server.addr).unwrap_err();
         assert!(e.contains("verify"), "{e}");
         // Garbage, a truncated ClientHello and a client that leaves midway:
@@ -252,7 +397,7 @@ mod tests {
             .unwrap();
         drop(s);
         drop(TcpStream::connect(server.addr).unwrap());
-        let ok = client_context(PkAlgorithm::MlKem768, &ca).unwrap();
+        let ok = client_context(PkAlgorithm::MlKem768, &ca, None).unwrap();
         handshake_once(&ok, server.addr).unwrap();
         std::thread::sleep(Duration::from_millis(200));
         assert!(server.bad_attempts.load(Ordering::Relaxed) >= 4);

@@ -296,6 +296,16 @@ impl Lab {
         }
     }
 
+    /// The link's network device in the namespace of `side`.
+    pub fn device(&self, side: Side) -> &'static str {
+        match (self.kind == "veth", side) {
+            (true, Side::Client) => "veth-c",
+            (true, Side::Server) => "veth-s",
+            (false, Side::Client) => "tun-c",
+            (false, Side::Server) => "tun-s",
+        }
+    }
+
     /// `"veth"` or `"tun-relay"`.
     pub fn link_kind(&self) -> &'static str {
         self.kind
@@ -561,7 +571,7 @@ fn parse_lab_pid(name: &str) -> Option<u32> {
     }
 }
 
-fn is_root() -> bool {
+pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
 }

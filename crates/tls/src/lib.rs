@@ -4,9 +4,13 @@
 //! certificates made at run time for every (CA signature, server
 //! signature) pair, and OpenSSL 3.5 endpoints that time each handshake.
 
+pub mod capture;
 pub mod certs;
 pub mod handshake;
 pub mod lab;
 pub mod link;
+pub mod probe;
 pub mod report;
 pub mod run;
+pub mod timeline;
+pub mod tls13;

@@ -3,14 +3,25 @@
 //! fresh TCP connection each, timed from `connect()` to the end of the
 //! client's handshake. Failures are counted per combination, never retried.
 
+use crate::capture::{self, Capture, CaptureBatch, Conn, Packet};
 use crate::certs::{self, Chains};
-use crate::handshake::{self, client_context, server_context, Server, HOST};
+use crate::handshake::{self, client_context, server_context, ClientObs, Server, ServerObs, HOST};
 use crate::lab::{Lab, LinkOpts, Side};
-use ango_core::{Error, PkAlgorithm, Result};
+use crate::probe::KeyLines;
+use crate::timeline::{self, Timeline};
+use crate::tls13;
+use ango_core::{Error, PkAlgorithm, Result, TlsCapture, TlsTcp};
 use ango_harness::stats::Summary;
-use serde::{Deserialize, Serialize};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Directory of the pcap files and the key log, inside the results
+/// directory.
+pub const CAPTURE_DIR: &str = "captures";
+/// The key log (NSS format) of every session of the run, beside the pcaps.
+pub const KEYLOG_FILE: &str = "captures/keylog.txt";
 
 pub const SUITE: &str = "tls";
 /// Seed 003's matrix.
@@ -32,59 +43,16 @@ pub struct TlsSpec {
     pub link: LinkOpts,
     /// 127.0.0.1, no namespaces and no link emulation.
     pub loopback: bool,
+    /// Capture packets on both sides (needs root, also in loopback mode).
+    pub capture: bool,
+    /// Where the pcap files and the key log go (none: analysed, not kept).
+    pub capture_dir: Option<PathBuf>,
+    /// Handshakes per combination whose packets are written to the pcap
+    /// files (the first ones; all are analysed); `None`: all.
+    pub pcap_handshakes: Option<usize>,
 }
 
-/// Median, quartiles, p95 and mean of the handshake times, ns.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Quantiles {
-    pub median: f64,
-    pub q1: f64,
-    pub q3: f64,
-    pub p95: f64,
-    pub mean: f64,
-}
-
-/// One combination of the lab: one JSON line of results.jsonl.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TlsRecord {
-    pub schema: u32,
-    pub run_id: String,
-    /// Always `tls`.
-    pub suite: String,
-    pub group: String,
-    pub server_sig: String,
-    pub ca_sig: String,
-    /// Handshakes attempted.
-    pub handshakes: u64,
-    /// Handshakes that failed (errors, time-outs); not retried.
-    pub failures: u64,
-    pub failure_examples: Vec<String>,
-    /// Client view: `connect()` to the end of the handshake, successful
-    /// handshakes only. Null if none succeeded.
-    pub handshake_ns: Option<Quantiles>,
-    /// DER bytes of the certificates the server sends: its own (the root
-    /// CA is held by the client, not sent).
-    pub cert_chain_bytes: u64,
-    pub server_cert_bytes: u64,
-    pub ca_cert_bytes: u64,
-    /// RTT measured on the link before the run (median of TCP echoes), and
-    /// the RTT asked (2 × one-way delay); null in loopback mode.
-    pub rtt_ns: Option<f64>,
-    pub rtt_asked_ns: f64,
-    /// RTT of the relayed path with no added delay, and the one-way delay
-    /// the relay adds after fitting the RTT to the asked one (null without
-    /// a relay delay).
-    pub rtt_base_ns: Option<f64>,
-    pub link_delay_ns: Option<f64>,
-    /// `veth`, `tun-relay` or `loopback`.
-    pub link: String,
-    /// Attempts the server counted as bad during this combination.
-    pub server_bad_attempts: u64,
-    /// True if Ctrl-C stopped this combination before all its handshakes.
-    pub cut_short: bool,
-    pub method: String,
-    pub time: String,
-}
+pub use ango_core::{Quantiles, TlsRecord};
 
 /// The (CA, server) pairs of a spec.
 fn pairs(spec: &TlsSpec) -> Vec<(PkAlgorithm, PkAlgorithm)> {
@@ -97,12 +65,98 @@ fn pairs(spec: &TlsSpec) -> Vec<(PkAlgorithm, PkAlgorithm)> {
     v
 }
 
-/// Run the lab; `emit` gets each combination's record and its handshake
-/// times the moment it is done; `stop` is polled between handshakes.
+/// The packet captures of a run: one per namespace, or one on `lo`.
+struct Captures {
+    client: Capture,
+    server: Option<Capture>,
+}
+
+impl Captures {
+    fn start(lab: Option<&Lab>) -> std::io::Result<Option<Captures>> {
+        match lab {
+            Some(l) => {
+                let client = l.in_ns(Side::Client, || Capture::start(l.device(Side::Client)))?;
+                let server = l.in_ns(Side::Server, || Capture::start(l.device(Side::Server)))?;
+                Ok(Some(Captures {
+                    client,
+                    server: Some(server),
+                }))
+            }
+            // Loopback: one capture sees every packet twice (sent and
+            // received); AF_PACKET needs root.
+            None if crate::lab::is_root() => Ok(Some(Captures {
+                client: Capture::start("lo")?,
+                server: None,
+            })),
+            None => Ok(None),
+        }
+    }
+
+    /// Everything captured since the last call, per side.
+    fn take(&self) -> std::io::Result<(CaptureBatch, Option<CaptureBatch>)> {
+        let c = self.client.take()?;
+        let s = match &self.server {
+            Some(s) => Some(s.take()?),
+            None => None,
+        };
+        Ok((c, s))
+    }
+}
+
+/// Where the captures of a combination go.
+fn capture_name(group: PkAlgorithm, srv: PkAlgorithm, ca: PkAlgorithm, side: &str) -> String {
+    format!(
+        "{CAPTURE_DIR}/{}_{}_{}.{side}.pcap",
+        group.name(),
+        srv.name(),
+        ca.name()
+    )
+}
+
+/// Writes the packets of the connections of `ports` to `path`.
+fn write_pcap_of(path: &Path, packets: &[Packet], ports: &HashSet<u16>) -> Result<()> {
+    let keep: Vec<Packet> = packets
+        .iter()
+        .filter(|p| {
+            capture::parse_tcp(&p.data)
+                .is_some_and(|t| ports.contains(&t.src.port()) || ports.contains(&t.dst.port()))
+        })
+        .cloned()
+        .collect();
+    let f = std::fs::File::create(path).map_err(|e| Error::io("writing a capture", e))?;
+    capture::write_pcap(std::io::BufWriter::new(f), &keep)
+        .map_err(|e| Error::io("writing a capture", e))
+}
+
+fn median(v: &[f64]) -> Option<f64> {
+    Summary::of(v).map(|s| s.median)
+}
+
+/// Medians over the handshakes that have a value.
+fn median_of<T>(items: &[T], f: impl Fn(&T) -> Option<f64>) -> Option<f64> {
+    median(&items.iter().filter_map(f).collect::<Vec<_>>())
+}
+
+/// Waits (at most a second) until the server has reported `n` connections.
+fn server_observations(server: &Server, n: usize) -> Vec<ServerObs> {
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(1);
+    loop {
+        seen.extend(server.take_observations());
+        if seen.len() >= n || std::time::Instant::now() > deadline {
+            return seen;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Run the lab; `emit` gets each combination's record, its handshake times
+/// and its timelines the moment it is done; `stop` is polled between
+/// handshakes.
 pub fn run(
     spec: &TlsSpec,
     stop: &(dyn Fn() -> bool + Sync),
-    emit: &mut dyn FnMut(TlsRecord, Vec<Option<f64>>) -> Result<()>,
+    emit: &mut dyn FnMut(TlsRecord, Vec<Option<f64>>, Vec<Timeline>) -> Result<()>,
 ) -> Result<bool> {
     let chains = Chains::make(&pairs(spec), HOST)?;
     let lab = if spec.loopback {
@@ -116,7 +170,7 @@ pub fn run(
                 .measure_rtt(50)
                 .map_err(|e| Error::io("measuring the RTT", e))?;
             let ns: Vec<f64> = s.iter().map(|d| d.as_nanos() as f64).collect();
-            Summary::of(&ns).map(|s| s.median)
+            median(&ns)
         }
         None => None,
     };
@@ -125,6 +179,18 @@ pub fn run(
         Some(l) => (l.server_addr(), l.link_kind()),
         None => (Ipv4Addr::LOCALHOST, "loopback"),
     };
+    let captures = match (&spec.capture_dir, spec.capture) {
+        (_, false) => None,
+        (dir, true) => {
+            if let Some(d) = dir {
+                std::fs::create_dir_all(d.join(CAPTURE_DIR))
+                    .map_err(|e| Error::io("creating the capture directory", e))?;
+            }
+            Captures::start(lab.as_ref()).map_err(|e| Error::io("starting the captures", e))?
+        }
+    };
+    let keys = KeyLines::default();
+    let mut keylog = tls13::KeyLog::new();
     for &(ca_alg, srv_alg) in &pairs(spec) {
         let (ca, srv) = chains
             .get(ca_alg, srv_alg)
@@ -138,38 +204,108 @@ pub fn run(
         .map_err(|e| Error::io("server socket", e))?;
         let server = Server::start(listener, sctx)?;
         let addr = server.addr;
+        let server_v4 = SocketAddrV4::new(server_ip, addr.port());
         for &group in &spec.groups {
             if stop() {
                 return Ok(true);
             }
-            let cctx = client_context(group, ca)?;
+            let cctx = client_context(group, ca, Some(&keys))?;
             let bad_before = server
                 .bad_attempts
                 .load(std::sync::atomic::Ordering::Relaxed);
+            if let Some(c) = &captures {
+                // What came before (the RTT probe, the last combination's
+                // closing packets) is not this combination's.
+                c.take().map_err(|e| Error::io("reading the capture", e))?;
+            }
             let n = spec.handshakes;
             let work = move || {
-                let mut times: Vec<Option<f64>> = Vec::with_capacity(n);
-                let mut errors: Vec<String> = Vec::new();
+                let mut obs: Vec<std::result::Result<ClientObs, String>> = Vec::with_capacity(n);
                 for _ in 0..n {
                     if stop() {
                         break;
                     }
-                    match handshake::handshake_once(&cctx, addr) {
-                        Ok(t) => times.push(Some(t.as_nanos() as f64)),
-                        Err(e) => {
-                            times.push(None);
-                            if errors.len() < 5 {
-                                errors.push(e);
-                            }
-                        }
-                    }
+                    obs.push(handshake::handshake_once(&cctx, addr));
                 }
-                (times, errors)
+                obs
             };
-            let (times, errors) = match &lab {
+            let obs = match &lab {
                 Some(l) => l.in_ns(Side::Client, work),
                 None => work(),
             };
+            let ok_obs: Vec<&ClientObs> = obs.iter().filter_map(|o| o.as_ref().ok()).collect();
+            let server_seen = server_observations(&server, obs.len());
+            for line in keys.take() {
+                keylog.add_line(&line);
+                if let Some(d) = &spec.capture_dir {
+                    append_line(&d.join(KEYLOG_FILE), &line)?;
+                }
+            }
+            let mut cap = TlsCapture::default();
+            let batches = match &captures {
+                Some(c) => Some(c.take().map_err(|e| Error::io("reading the capture", e))?),
+                None => None,
+            };
+            let conns: Vec<Conn> = match &batches {
+                Some((c, s)) => {
+                    cap.client_packets = c.packets.len() as u64;
+                    cap.server_packets =
+                        s.as_ref().map_or(c.packets.len(), |s| s.packets.len()) as u64;
+                    cap.kernel_drops = c.kernel_drops + s.as_ref().map_or(0, |s| s.kernel_drops);
+                    let mut all: Vec<&[Packet]> = vec![&c.packets];
+                    if let Some(s) = s {
+                        all.push(&s.packets);
+                    }
+                    capture::connections(&all, server_v4)
+                }
+                None => Vec::new(),
+            };
+            let by_port: HashMap<u16, &Conn> = conns.iter().map(|c| (c.client.port(), c)).collect();
+            let server_by_port: HashMap<u16, &ServerObs> =
+                server_seen.iter().map(|s| (s.peer_port, s)).collect();
+            let mut timelines = Vec::with_capacity(ok_obs.len());
+            for (i, o) in ok_obs.iter().enumerate() {
+                let conn = by_port.get(&o.local_port).copied();
+                let dissected = conn.map(|c| tls13::dissect(&c.c2s, &c.s2c, &keylog));
+                let wire = conn.zip(dissected.as_ref());
+                let tl = timeline::build(i, o, server_by_port.get(&o.local_port).copied(), wire);
+                if tl.complete() {
+                    cap.handshakes_timed += 1;
+                } else if cap.problems.len() < 5 {
+                    if let Some(p) = tl.problems.first() {
+                        if !cap.problems.contains(p) {
+                            cap.problems.push(p.clone());
+                        }
+                    }
+                }
+                timelines.push(tl);
+            }
+            if let (Some(d), Some((c, s))) = (&spec.capture_dir, &batches) {
+                let keep: HashSet<u16> = ok_obs
+                    .iter()
+                    .take(spec.pcap_handshakes.unwrap_or(usize::MAX))
+                    .map(|o| o.local_port)
+                    .collect();
+                cap.handshakes_in_pcap = keep.len() as u64;
+                let cname = capture_name(group, srv_alg, ca_alg, "client");
+                write_pcap_of(&d.join(&cname), &c.packets, &keep)?;
+                cap.client_pcap = Some(cname);
+                if let Some(s) = s {
+                    let sname = capture_name(group, srv_alg, ca_alg, "server");
+                    write_pcap_of(&d.join(&sname), &s.packets, &keep)?;
+                    cap.server_pcap = Some(sname);
+                }
+                cap.keylog = Some(KEYLOG_FILE.into());
+            }
+            let times: Vec<Option<f64>> = obs
+                .iter()
+                .map(|o| o.as_ref().ok().map(|c| c.handshake.as_nanos() as f64))
+                .collect();
+            let errors: Vec<String> = obs
+                .iter()
+                .filter_map(|o| o.as_ref().err().cloned())
+                .take(5)
+                .collect();
             let ok: Vec<f64> = times.iter().flatten().copied().collect();
             let q = Summary::of(&ok).map(|s| Quantiles {
                 median: s.median,
@@ -178,6 +314,59 @@ pub fn run(
                 p95: s.p95,
                 mean: s.mean,
             });
+            let timed: Vec<&Timeline> = timelines.iter().filter(|t| t.complete()).collect();
+            let mut phases_ns = BTreeMap::new();
+            for (phase, _, _) in timeline::PHASES {
+                if let Some(m) = median_of(&timed, |t| t.phases_ns.get(phase).map(|&v| v as f64)) {
+                    phases_ns.insert(phase.to_string(), m);
+                }
+            }
+            let point = |t: &&Timeline, a: &str, b: &str| -> Option<f64> {
+                Some((t.points_ns.get(b)? - t.points_ns.get(a)?) as f64)
+            };
+            let mut openssl_ns = BTreeMap::new();
+            let intervals: Vec<BTreeMap<&str, i64>> = ok_obs
+                .iter()
+                .map(|o| {
+                    timeline::openssl_intervals(
+                        &o.events,
+                        server_by_port.get(&o.local_port).map_or(&[], |s| &s.events),
+                    )
+                })
+                .collect();
+            for k in [
+                "client_sh_read_to_finished_write",
+                "server_ch_read_to_finished_write",
+                "server_sh_write_to_finished_write",
+            ] {
+                if let Some(m) = median_of(&intervals, |m| m.get(k).map(|&v| v as f64)) {
+                    openssl_ns.insert(k.to_string(), m);
+                }
+            }
+            let tcp = TlsTcp {
+                server_mss: median_of(&server_seen, |s| {
+                    s.tcp_after.as_ref().map(|t| f64::from(t.snd_mss))
+                }),
+                client_mss: median_of(&ok_obs, |o| o.tcp.as_ref().map(|t| f64::from(t.snd_mss))),
+                server_initial_cwnd: median_of(&server_seen, |s| {
+                    s.tcp_at_accept.as_ref().map(|t| f64::from(t.snd_cwnd))
+                }),
+                server_cwnd_after: median_of(&server_seen, |s| {
+                    s.tcp_after.as_ref().map(|t| f64::from(t.snd_cwnd))
+                }),
+                retransmissions_c2s: timelines
+                    .iter()
+                    .map(|t| u64::from(t.retransmissions_c2s))
+                    .sum(),
+                retransmissions_s2c: timelines
+                    .iter()
+                    .map(|t| u64::from(t.retransmissions_s2c))
+                    .sum(),
+                congestion_control: ok_obs
+                    .iter()
+                    .find_map(|o| o.tcp.as_ref().map(|t| t.congestion_control.clone()))
+                    .unwrap_or_default(),
+            };
             let server_der = certs::der_len(&srv.cert) as u64;
             let ca_der = certs::der_len(&ca.cert) as u64;
             let rec = TlsRecord {
@@ -187,11 +376,33 @@ pub fn run(
                 group: group.name().into(),
                 server_sig: srv_alg.name().into(),
                 ca_sig: ca_alg.name().into(),
-                handshakes: times.len() as u64,
-                cut_short: times.len() < spec.handshakes,
-                failures: (times.len() - ok.len()) as u64,
+                handshakes: obs.len() as u64,
+                cut_short: obs.len() < spec.handshakes,
+                failures: (obs.len() - ok.len()) as u64,
                 failure_examples: errors,
                 handshake_ns: q,
+                phases_ns,
+                client_sh_rcv_to_finished_send_ns: median_of(&timed, |t| {
+                    point(t, "server_hello_rcvd", "client_finished_sent")
+                }),
+                server_sh_send_to_finished_send_ns: median_of(&timed, |t| {
+                    point(t, "server_hello_sent", "finished_sent")
+                }),
+                openssl_ns,
+                server_flight_bytes: median_of(&timelines, |t| {
+                    t.flights.server_bytes.map(|v| v as f64)
+                }),
+                server_flight_segments: median_of(&timelines, |t| {
+                    t.flights.server_segments.map(f64::from)
+                }),
+                client_flight_segments: median_of(&timelines, |t| {
+                    t.flights.client_segments.map(f64::from)
+                }),
+                client_finished_segments: median_of(&timelines, |t| {
+                    t.flights.client_finished_segments.map(f64::from)
+                }),
+                tcp,
+                capture: cap,
                 cert_chain_bytes: server_der,
                 server_cert_bytes: server_der,
                 ca_cert_bytes: ca_der,
@@ -204,18 +415,36 @@ pub fn run(
                     .bad_attempts
                     .load(std::sync::atomic::Ordering::Relaxed)
                     - bad_before,
-                method: "client view: connect() to the end of SSL_connect, one fresh TCP \
-                         connection per handshake, TLS 1.3 only, the client offering only the \
-                         group measured and trusting only the CA, verifying chain and host name"
-                    .into(),
+                method: METHOD.into(),
                 time: ango_core::results::utc_now().1,
             };
-            emit(rec, times)?;
+            emit(rec, times, timelines)?;
         }
         server.stop();
     }
+    drop(captures);
     drop(lab);
     Ok(stop())
+}
+
+/// What the record's times are.
+const METHOD: &str = "handshake_ns: client view, connect() to the end of SSL_connect (monotonic \
+     clock), one fresh TCP connection per handshake, TLS 1.3 only, the client offering only the \
+     group measured and trusting only the CA, verifying chain and host name; phases_ns, \
+     client_sh_rcv_to_finished_send_ns, server_sh_send_to_finished_send_ns and the flights: \
+     wire times from AF_PACKET captures in each namespace (kernel timestamps, CLOCK_REALTIME), \
+     a message's time being that of its last byte, TLS records decrypted with the key log; \
+     openssl_ns: OpenSSL's message callback (in-process, when a message enters or leaves \
+     OpenSSL's buffers); all medians over the handshakes";
+
+fn append_line(path: &Path, line: &str) -> Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| Error::io("writing the key log", e))?;
+    writeln!(f, "{line}").map_err(|e| Error::io("writing the key log", e))
 }
 
 /// Parse "1ms", "250us", "0.5ms", "20ms", "0" into a duration.
@@ -307,9 +536,12 @@ mod tests {
             handshakes: 5,
             link: LinkOpts::default(),
             loopback: true,
+            capture: true,
+            capture_dir: None,
+            pcap_handshakes: None,
         };
         let mut recs = Vec::new();
-        let stopped = run(&spec, &|| false, &mut |r, t| {
+        let stopped = run(&spec, &|| false, &mut |r, t, _| {
             assert_eq!(t.len(), 5);
             recs.push(r);
             Ok(())

@@ -1,0 +1,1219 @@
+//! Presenting the TLS 1.3 handshake lab (`ango tls`): seed 003's tables as
+//! text for the terminal and as HTML for the report, and inline SVG charts —
+//! the stacked bars of the handshake's phases in the client's and the
+//! server's view (seed 003 Figs 8 and 13–16) and the server flight's size
+//! against its time (Figs 9–12). Every name taken from a record is escaped
+//! before it reaches the page.
+
+use crate::svg::{escape, nice_step, PALETTE};
+use ango_core::{TlsRecord, TLS_CLIENT_VIEW, TLS_SERVER_VIEW};
+use std::fmt::Write;
+
+/// OpenSSL's default write buffer: a server flight larger than this leaves
+/// in more than one write (seed 003's coloured cells of Tables 10–12).
+const WRITE_BUFFER: f64 = 4096.0;
+/// Linux's initial congestion window, in segments, assumed when a record
+/// could not read the server's.
+const DEFAULT_CWND: f64 = 10.0;
+
+/// The markers of the tables, explained once per output.
+const MARKERS: &str = "* server flight over 4096 B (OpenSSL's write buffer); \
+† more server segments than its initial congestion window (the rest waits for an ACK); \
+!n n handshakes failed; ~ cut short by Ctrl-C";
+
+/// Colour families of seed 003's legend (its Table 13).
+#[derive(Clone, Copy, PartialEq)]
+enum Family {
+    /// Green: transmission on the wire.
+    Wire,
+    /// Grey: the TCP layer.
+    Tcp,
+    /// Blue: client processing, or waiting for client data.
+    Client,
+    /// Red: server processing.
+    Server,
+    /// Yellow: waiting for server data.
+    WaitServer,
+}
+
+impl Family {
+    /// The seed hatches red and yellow segments for legibility.
+    fn hatched(self) -> bool {
+        matches!(self, Family::Server | Family::WaitServer)
+    }
+
+    /// The legend column the family is listed in.
+    fn column(self) -> usize {
+        match self {
+            Family::Wire => 0,
+            Family::Tcp | Family::Client => 1,
+            Family::Server | Family::WaitServer => 2,
+        }
+    }
+}
+
+/// One phase of the legend: its key in `phases_ns`, the seed's label, its
+/// family and its colour (distinct shades within a family).
+type Phase = (&'static str, &'static str, Family, &'static str);
+
+/// Every phase of [`TLS_CLIENT_VIEW`] and [`TLS_SERVER_VIEW`], by family.
+#[rustfmt::skip]
+const PHASES: [Phase; 18] = [
+    ("syn_sending", "SYN sending", Family::Wire, "#00441b"),
+    ("ack_syn_sending", "ACK/SYN sending", Family::Wire, "#1b7837"),
+    ("ack_sending", "ACK sending", Family::Wire, "#41ab5d"),
+    ("client_hello_sending", "Client Hello sending", Family::Wire, "#74c476"),
+    ("server_hello_sending", "Server Hello sending", Family::Wire, "#a1d99b"),
+    ("finished_sending", "Finished sending", Family::Wire, "#c7e9c0"),
+    ("syn_rcv_to_ack_syn_send", "SYN rcv -> ACK/SYN send", Family::Tcp, "#525252"),
+    ("ack_syn_send_to_ack_send", "ACK/SYN send -> ACK send", Family::Tcp, "#969696"),
+    ("ack_send_to_client_hello_send", "ACK send -> Client Hello send", Family::Tcp, "#cccccc"),
+    ("ack_rcv_to_client_hello_rcv", "ACK rcv -> Client Hello rcv", Family::Client, "#2171b5"),
+    ("finished_rcv_to_finished_send", "Finished rcv -> Finished send", Family::Client, "#9ecae1"),
+    ("client_hello_rcv_to_server_hello_send", "Client Hello rcv -> Server Hello send", Family::Server, "#67000d"),
+    ("server_hello_send_to_certificate_send", "Server Hello send -> Certificate send", Family::Server, "#cb181d"),
+    ("certificate_send_to_certificate_verify_send", "Certificate send -> Certificate Verify send", Family::Server, "#fb6a4a"),
+    ("certificate_verify_send_to_finished_send", "Certificate Verify send -> Finished send", Family::Server, "#fcbba1"),
+    ("server_hello_rcv_to_certificate_rcv", "Server Hello rcv -> Certificate rcv", Family::WaitServer, "#b8860b"),
+    ("certificate_rcv_to_certificate_verify_rcv", "Certificate rcv -> Certificate Verify rcv", Family::WaitServer, "#f2c80f"),
+    ("certificate_verify_rcv_to_finished_rcv", "Certificate Verify rcv -> Finished rcv", Family::WaitServer, "#fbe88a"),
+];
+
+fn phase(key: &str) -> Option<&'static Phase> {
+    PHASES.iter().find(|p| p.0 == key)
+}
+
+/// The seed's legend label of a phase key of `phases_ns` (e.g.
+/// `client_hello_rcv_to_server_hello_send` → "Client Hello rcv -> Server
+/// Hello send"); "unknown phase" for a key outside the legend.
+pub fn legend_label(key: &str) -> &'static str {
+    phase(key).map_or("unknown phase", |p| p.1)
+}
+
+/// Nanoseconds as milliseconds with three decimals.
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
+/// A median count: whole when it is, else with one decimal.
+fn count(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// The distinct values of a field, in order of first appearance.
+fn distinct<'a>(
+    records: impl IntoIterator<Item = &'a TlsRecord>,
+    f: impl Fn(&'a TlsRecord) -> &'a str,
+) -> Vec<&'a str> {
+    let mut v: Vec<&str> = Vec::new();
+    for r in records {
+        if !v.contains(&f(r)) {
+            v.push(f(r));
+        }
+    }
+    v
+}
+
+/// "server / CA", the name of a combination within a group.
+fn pair(r: &TlsRecord) -> String {
+    format!("{} / {}", r.server_sig, r.ca_sig)
+}
+
+/// The server's initial congestion window of a record, segments.
+fn cwnd(r: &TlsRecord) -> f64 {
+    r.tcp.server_initial_cwnd.unwrap_or(DEFAULT_CWND)
+}
+
+fn over_buffer(r: &TlsRecord) -> bool {
+    r.server_flight_bytes.is_some_and(|b| b > WRITE_BUFFER)
+}
+
+fn over_cwnd(r: &TlsRecord) -> bool {
+    r.server_flight_segments.is_some_and(|s| s > cwnd(r))
+}
+
+/// The flight markers of a record's cells (`*` and `†`), padded to two
+/// characters so the numbers of a column stay aligned.
+fn marks(r: &TlsRecord) -> String {
+    let m = match (over_buffer(r), over_cwnd(r)) {
+        (true, true) => "*†",
+        (true, false) => "*",
+        (false, true) => "†",
+        (false, false) => "",
+    };
+    format!("{m:<2}")
+}
+
+/// The link, RTT and TCP settings of a run, from its first record.
+fn link_summary(records: &[TlsRecord]) -> String {
+    let Some(r) = records.first() else {
+        return String::new();
+    };
+    let mut s = format!(
+        "Link {}: RTT asked {} ms, achieved {}",
+        r.link,
+        ms(r.rtt_asked_ns),
+        r.rtt_ns
+            .map_or_else(|| "not measured".into(), |x| format!("{} ms", ms(x)))
+    );
+    if let Some(b) = r.rtt_base_ns {
+        let _ = write!(s, " (path without added delay {} ms", ms(b));
+        if let Some(d) = r.link_delay_ns {
+            let _ = write!(s, ", one-way delay added {} ms", ms(d));
+        }
+        s.push(')');
+    }
+    let _ = write!(
+        s,
+        "; congestion control {}; server MSS {}; server initial cwnd {}",
+        if r.tcp.congestion_control.is_empty() {
+            "unknown"
+        } else {
+            &r.tcp.congestion_control
+        },
+        r.tcp
+            .server_mss
+            .map_or_else(|| "unknown".into(), |m| format!("{m:.0} B")),
+        r.tcp.server_initial_cwnd.map_or_else(
+            || format!("unknown ({DEFAULT_CWND:.0} segments assumed)"),
+            |c| format!("{} segments", count(c))
+        )
+    );
+    s
+}
+
+/// One table cell; `class` is its HTML class: empty for a label, `n`
+/// (numeric, right-aligned) possibly with `noisy` or `fail` for a number.
+struct Cell {
+    text: String,
+    class: &'static str,
+}
+
+/// A cell: a label when `class` is empty, else a number.
+fn cell(text: impl Into<String>, class: &'static str) -> Cell {
+    Cell {
+        text: text.into(),
+        class,
+    }
+}
+
+/// A table rendered both as text and as HTML.
+struct Table {
+    title: String,
+    head: Vec<String>,
+    rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    /// Aligned columns: labels left, numbers right.
+    fn text(&self) -> String {
+        let mut w: Vec<usize> = self.head.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (i, c) in row.iter().enumerate() {
+                if let Some(x) = w.get_mut(i) {
+                    *x = (*x).max(c.text.chars().count());
+                }
+            }
+        }
+        // A column is aligned as its first row's cell: labels left.
+        let first = self.rows.first();
+        let left: Vec<bool> = (0..w.len())
+            .map(|i| {
+                first
+                    .and_then(|r| r.get(i))
+                    .is_none_or(|c| c.class.is_empty())
+            })
+            .collect();
+        let line = |cells: Vec<&str>| {
+            let parts: Vec<String> = cells
+                .iter()
+                .zip(w.iter().zip(&left))
+                .map(|(t, (w, left))| {
+                    if *left {
+                        format!("{t:<w$}")
+                    } else {
+                        format!("{t:>w$}")
+                    }
+                })
+                .collect();
+            format!("{}\n", parts.join("  ").trim_end())
+        };
+        let mut out = format!("{}\n", self.title);
+        out.push_str(&line(self.head.iter().map(String::as_str).collect()));
+        for row in &self.rows {
+            out.push_str(&line(row.iter().map(|c| c.text.as_str()).collect()));
+        }
+        out
+    }
+
+    /// An `<h3>` title and a table in the page's style.
+    fn html(&self) -> String {
+        let mut out = format!("<h3>{}</h3><table><tr>", escape(&self.title));
+        for h in &self.head {
+            let _ = write!(out, "<th>{}</th>", escape(h));
+        }
+        out.push_str("</tr>");
+        for row in &self.rows {
+            out.push_str("<tr>");
+            for c in row {
+                if c.class.is_empty() {
+                    let _ = write!(out, "<td>{}</td>", escape(&c.text));
+                } else {
+                    let _ = write!(out, "<td class=\"{}\">{}</td>", c.class, escape(&c.text));
+                }
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table>");
+        out
+    }
+}
+
+/// A server signature (rows) × CA signature (columns) table of the records
+/// of `group` (all records when `None`), one cell each from `make`.
+fn grid(
+    title: String,
+    records: &[TlsRecord],
+    group: Option<&str>,
+    make: impl Fn(&TlsRecord) -> Cell,
+) -> Table {
+    let chosen: Vec<&TlsRecord> = records
+        .iter()
+        .filter(|r| group.is_none_or(|g| r.group == g))
+        .collect();
+    let cas = distinct(chosen.iter().copied(), |r| &r.ca_sig);
+    let mut head = vec!["server \\ CA".to_string()];
+    head.extend(cas.iter().map(|c| c.to_string()));
+    let rows = distinct(chosen.iter().copied(), |r| &r.server_sig)
+        .into_iter()
+        .map(|s| {
+            let mut row = vec![cell(s, "")];
+            row.extend(cas.iter().map(|c| {
+                chosen
+                    .iter()
+                    .find(|r| r.server_sig == s && r.ca_sig == *c)
+                    .map_or_else(|| cell("-", "n"), |r| make(r))
+            }));
+            row
+        })
+        .collect();
+    Table { title, head, rows }
+}
+
+/// The HTML class of a record's number: failed, flight over the write
+/// buffer (coloured as the seed colours those cells), or plain.
+fn class(r: &TlsRecord) -> &'static str {
+    if r.failures > 0 || r.handshake_ns.is_none() {
+        "n fail"
+    } else if over_buffer(r) {
+        "n noisy"
+    } else {
+        "n"
+    }
+}
+
+/// The flight markers followed by the failure and cut-short markers, for
+/// the handshake-time cells.
+fn outcome(r: &TlsRecord) -> String {
+    let mut s = marks(r);
+    if r.failures > 0 || r.cut_short {
+        s.truncate(s.trim_end().len());
+    }
+    if r.failures > 0 {
+        let _ = write!(s, " !{}", r.failures);
+    }
+    if r.cut_short {
+        s.push_str(" ~");
+    }
+    s
+}
+
+/// Every table of the section, in order.
+fn tables(records: &[TlsRecord]) -> Vec<Table> {
+    let groups = distinct(records, |r| &r.group);
+    let mut out = Vec::new();
+    for g in &groups {
+        out.push(grid(
+            format!("Handshake time, client view (connect() to the end of the handshake), median [p95] ms: group {g}"),
+            records,
+            Some(g),
+            |r| {
+                let t = r.handshake_ns.as_ref().map_or_else(
+                    || "no handshake".to_string(),
+                    |q| format!("{} [{}]", ms(q.median), ms(q.p95)),
+                );
+                cell(format!("{t}{}", outcome(r)), class(r))
+            },
+        ));
+    }
+    let rows = records
+        .iter()
+        .map(|r| {
+            let q = |f: fn(&ango_core::Quantiles) -> f64| {
+                cell(
+                    r.handshake_ns.as_ref().map_or("-".into(), |x| ms(f(x))),
+                    class(r),
+                )
+            };
+            let opt = |v: Option<f64>| cell(v.map_or("-".into(), count), "n");
+            vec![
+                cell(&r.group, ""),
+                cell(&r.server_sig, ""),
+                cell(&r.ca_sig, ""),
+                cell(r.handshakes.to_string(), "n"),
+                cell(
+                    r.failures.to_string(),
+                    if r.failures > 0 { "n fail" } else { "n" },
+                ),
+                q(|x| x.mean),
+                q(|x| x.median),
+                q(|x| x.p95),
+                opt(r.server_flight_bytes),
+                opt(r.server_flight_segments),
+                cell(outcome(r).trim(), ""),
+            ]
+        })
+        .collect();
+    out.push(Table {
+        title: "Every combination: handshake time, client view".into(),
+        head: "group,server,CA,handshakes,failed,mean ms,median ms,p95 ms,flight B,segments,notes"
+            .split(',')
+            .map(String::from)
+            .collect(),
+        rows,
+    });
+    for g in &groups {
+        out.push(grid(
+            format!("Client time from ServerHello received to its Finished sent (wire, 5 -> 9), median ms (seed 003 Tables 10-12): group {g}"),
+            records,
+            Some(g),
+            |r| {
+                let t = r.client_sh_rcv_to_finished_send_ns.map_or("-".into(), ms);
+                cell(format!("{t}{}", marks(r)), class(r))
+            },
+        ));
+    }
+    for g in &groups {
+        out.push(grid(
+            format!("Server TCP segments from ServerHello to Finished (flight bytes), medians (seed 003 Table 9): group {g}"),
+            records,
+            Some(g),
+            |r| {
+                let t = match (r.server_flight_segments, r.server_flight_bytes) {
+                    (Some(s), Some(b)) => format!("{} ({} B)", count(s), count(b)),
+                    (Some(s), None) => count(s),
+                    (None, Some(b)) => format!("- ({} B)", count(b)),
+                    (None, None) => "-".into(),
+                };
+                cell(format!("{t}{}", marks(r)), class(r))
+            },
+        ));
+    }
+    out.push(grid(
+        "Server certificate, DER bytes (seed 003 Table 15)".into(),
+        records,
+        None,
+        |r| cell(r.server_cert_bytes.to_string(), "n"),
+    ));
+    let cas = distinct(records, |r| &r.ca_sig);
+    let mut ca_row = vec![cell("CA certificate", "")];
+    ca_row.extend(cas.iter().map(|c| {
+        let b = records
+            .iter()
+            .find(|r| r.ca_sig == *c)
+            .map_or(0, |r| r.ca_cert_bytes);
+        cell(b.to_string(), "n")
+    }));
+    out.push(Table {
+        title: "Root CA certificate, DER bytes (seed 003 Table 14; held by the client, not sent)"
+            .into(),
+        head: std::iter::once("CA".to_string())
+            .chain(cas.iter().map(|c| c.to_string()))
+            .collect(),
+        rows: vec![ca_row],
+    });
+    out
+}
+
+/// Failures, cut-short combinations and capture problems, one line each.
+fn notes(records: &[TlsRecord]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in records {
+        let name = format!("{} {} by CA {}", r.group, r.server_sig, r.ca_sig);
+        if r.failures > 0 {
+            out.push(format!(
+                "{name}: {} of {} handshakes failed{}",
+                r.failures,
+                r.handshakes,
+                r.failure_examples
+                    .first()
+                    .map(|e| format!(" (e.g. {e})"))
+                    .unwrap_or_default()
+            ));
+        }
+        if r.cut_short {
+            out.push(format!(
+                "{name}: cut short by Ctrl-C after {} handshakes",
+                r.handshakes
+            ));
+        }
+        let c = &r.capture;
+        if c.handshakes_timed < c.handshakes_in_pcap || !c.problems.is_empty() || c.kernel_drops > 0
+        {
+            out.push(format!(
+                "{name}: {} of {} captured handshakes timed on the wire, {} packets dropped by the kernel{}",
+                c.handshakes_timed,
+                c.handshakes_in_pcap,
+                c.kernel_drops,
+                if c.problems.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", c.problems.join("; "))
+                }
+            ));
+        }
+        if r.tcp.retransmissions_c2s + r.tcp.retransmissions_s2c > 0 {
+            out.push(format!(
+                "{name}: retransmitted segments, client to server {}, server to client {}",
+                r.tcp.retransmissions_c2s, r.tcp.retransmissions_s2c
+            ));
+        }
+    }
+    out
+}
+
+/// Plain-text tables for the terminal (`ango tls`): the link, handshake
+/// times per combination, seed 003's Tables 9–12 and 14–15, and notes.
+pub fn text_tables(records: &[TlsRecord]) -> String {
+    if records.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "TLS 1.3 handshakes: {} combinations\n{}\n{MARKERS}\n",
+        records.len(),
+        link_summary(records)
+    );
+    for t in tables(records) {
+        out.push('\n');
+        out.push_str(&t.text());
+    }
+    let n = notes(records);
+    if !n.is_empty() {
+        out.push_str("\nNotes:\n");
+        for x in n {
+            let _ = writeln!(out, "  - {x}");
+        }
+    }
+    out
+}
+
+/// Sum of a view's drawable phases (finite, not negative), ns.
+fn view_total(r: &TlsRecord, view: &[&str]) -> f64 {
+    view.iter()
+        .filter_map(|k| r.phases_ns.get(*k))
+        .filter(|v| v.is_finite() && **v >= 0.0)
+        .sum()
+}
+
+/// Tick values and labels for a linear axis from 0 covering `max`.
+fn ticks(max: f64, n: f64) -> (f64, Vec<(f64, String)>) {
+    let step = nice_step(max.max(f64::MIN_POSITIVE), n);
+    let steps = (max / step).ceil().max(1.0) as usize;
+    let decimals = (-step.log10().floor()).max(0.0) as usize;
+    let t = (0..=steps)
+        .map(|i| {
+            let v = i as f64 * step;
+            (v, format!("{v:.decimals$}"))
+        })
+        .collect();
+    (steps as f64 * step, t)
+}
+
+/// A rectangle in a phase's colour, hatched for the red and yellow
+/// families (pattern `tls-hatch-{id}`), with an optional tooltip.
+fn swatch(s: &mut String, (x, y, w, h): (f64, f64, f64, f64), p: &Phase, id: usize, tip: &str) {
+    let title = if tip.is_empty() {
+        String::new()
+    } else {
+        format!("<title>{}</title>", escape(tip))
+    };
+    let _ = write!(
+        s,
+        r#"<rect x="{x:.2}" y="{y:.1}" width="{w:.2}" height="{h}" fill="{}">{title}</rect>"#,
+        p.3
+    );
+    if p.2.hatched() {
+        let _ = write!(
+            s,
+            r#"<rect x="{x:.2}" y="{y:.1}" width="{w:.2}" height="{h}" fill="url(#tls-hatch-{id})" pointer-events="none"/>"#
+        );
+    }
+}
+
+/// One group's stacked bars: for each combination the client's view above
+/// the server's, segments in the legend's order, on a shared axis of
+/// `axis_ns`. `id` keeps the hatch pattern's id unique in the page.
+fn phase_chart(group: &str, rows: &[&TlsRecord], axis_ns: f64, id: usize, link: &str) -> String {
+    let (width, left, right, top, bar, row) = (940.0, 250.0, 60.0, 40.0, 11.0, 34.0);
+    let pw = width - left - right;
+    let (axis_ms, tick_list) = ticks(axis_ns / 1e6, 8.0);
+    let px = |ns: f64| ns / 1e6 / axis_ms * pw;
+    let plot_h = row * rows.len() as f64;
+    let legend_top = top + plot_h + 52.0;
+    let height = legend_top + 7.0 * 15.0 + 10.0;
+    let title = format!("Group {group}: handshake phases, client and server view");
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="sans-serif" font-size="11" role="img"><title>{t}</title><defs><pattern id="tls-hatch-{id}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="white" stroke-width="1.5" stroke-opacity="0.6"/></pattern></defs><rect width="{width}" height="{height}" fill="white"/><text x="{left}" y="20" font-size="14" font-weight="bold">{t}</text>"#,
+        t = escape(&title)
+    );
+    for (v, label) in &tick_list {
+        let x = left + v / axis_ms * pw;
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{:.1}" stroke="#e4e4e4"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{label}</text>"##,
+            top + plot_h,
+            top + plot_h + 14.0
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">ms since the client's SYN (sum of the phase medians)</text>"#,
+        left + pw / 2.0,
+        top + plot_h + 32.0
+    );
+    let mut untimed = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let y0 = top + row * i as f64 + 4.0;
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            left - 46.0,
+            y0 + bar + 4.0,
+            escape(&pair(r))
+        );
+        if r.phases_ns.is_empty() {
+            untimed.push(pair(r));
+            let _ = write!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" fill="#777">no wire timeline</text>"##,
+                left + 4.0,
+                y0 + bar + 4.0
+            );
+            continue;
+        }
+        for (v, (name, view)) in [("client", TLS_CLIENT_VIEW), ("server", TLS_SERVER_VIEW)]
+            .iter()
+            .enumerate()
+        {
+            let y = y0 + v as f64 * (bar + 2.0);
+            let _ = write!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="9" fill="#555">{name}</text>"##,
+                left - 4.0,
+                y + bar - 2.0
+            );
+            let mut x = left;
+            for key in view {
+                let Some(p) = phase(key) else { continue };
+                match r.phases_ns.get(*key).copied() {
+                    Some(ns) if ns.is_finite() && ns >= 0.0 => {
+                        let w = px(ns);
+                        let tip = format!("{}: {} ms", p.1, ms(ns));
+                        swatch(&mut s, (x, y, w, bar), p, id, &tip);
+                        x += w;
+                    }
+                    other => skipped.push(format!(
+                        "{} {name} view, {} ({})",
+                        pair(r),
+                        p.1,
+                        other.map_or("missing".into(), |v| format!("{} ms", ms(v)))
+                    )),
+                }
+            }
+            let _ = write!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" font-size="9" fill="#333">{}</text>"##,
+                x + 3.0,
+                y + bar - 2.0,
+                ms(view_total(r, view))
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{:.1}" stroke="#444"/>"##,
+        top + plot_h
+    );
+    let mut in_column = [0usize; 3];
+    for p in &PHASES {
+        let c = p.2.column();
+        let (lx, ly) = (
+            20.0 + 310.0 * c as f64,
+            legend_top + 15.0 * in_column[c] as f64,
+        );
+        in_column[c] += 1;
+        swatch(&mut s, (lx, ly - 9.0, 14.0, 10.0), p, id, "");
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{ly:.1}">{}</text>"#,
+            lx + 19.0,
+            escape(p.1)
+        );
+    }
+    s.push_str("</svg>");
+    let mut caption = format!(
+        "Group {}: each combination (server signature / CA signature) as two bars, the client's view above (seed 003 Fig. 19, 1 → 9) and the server's below; each segment is the median of that phase over the handshakes timed on the wire (packet captures), so a bar is a sum of medians. Green: on the wire; grey: TCP layer; blue: client processing or waiting for client data; red (hatched): server processing; yellow (hatched): waiting for server data. {}.",
+        escape(group),
+        escape(link)
+    );
+    if !untimed.is_empty() {
+        let _ = write!(
+            caption,
+            " No wire timeline (captures not possible or no handshake timed): {}.",
+            escape(&untimed.join(", "))
+        );
+    }
+    if !skipped.is_empty() {
+        const SHOWN: usize = 12;
+        let _ = write!(
+            caption,
+            " Not drawn, missing or negative: {}{}.",
+            escape(&skipped[..skipped.len().min(SHOWN)].join("; ")),
+            if skipped.len() > SHOWN {
+                format!(" and {} more", skipped.len() - SHOWN)
+            } else {
+                String::new()
+            }
+        );
+    }
+    format!("<figure class=\"tls-phases\">{s}<figcaption>{caption}</figcaption></figure>")
+}
+
+/// A vertical reference line of a scatter chart.
+struct Threshold {
+    at: f64,
+    label: String,
+}
+
+/// The points of one key-exchange group: (x, y, the combination's name).
+struct Dots {
+    label: String,
+    color: &'static str,
+    dots: Vec<(f64, f64, String)>,
+}
+
+/// A scatter chart on linear axes from zero with dashed vertical
+/// thresholds. A threshold beyond four times the largest x would squash the
+/// points: it is left out and its label returned for the caption. `None`
+/// when there is no point.
+fn scatter(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Dots],
+    lines: &[Threshold],
+) -> Option<(String, Vec<String>)> {
+    let all = || series.iter().flat_map(|s| s.dots.iter());
+    let x_data = all().map(|d| d.0).reduce(f64::max)?;
+    let y_data = all().map(|d| d.1).fold(0.0, f64::max);
+    let (drawn, omitted): (Vec<&Threshold>, Vec<&Threshold>) =
+        lines.iter().partition(|t| t.at <= 4.0 * x_data);
+    let x_max = drawn.iter().map(|t| t.at).fold(x_data, f64::max) * 1.05;
+    let (x1, x_ticks) = ticks(x_max, 8.0);
+    let (y1, y_ticks) = ticks(if y_data > 0.0 { y_data * 1.05 } else { 1.0 }, 6.0);
+    let (w, h, ml, mr, mt, mb) = (760.0, 380.0, 70.0, 190.0, 34.0, 48.0);
+    let (pw, ph) = (w - ml - mr, h - mt - mb);
+    let px = |x: f64| ml + x / x1 * pw;
+    let py = |y: f64| mt + ph - y / y1 * ph;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" font-size="11" role="img"><title>{t}</title><rect width="{w}" height="{h}" fill="white"/><text x="{ml}" y="20" font-size="14" font-weight="bold">{t}</text>"#,
+        t = escape(title)
+    );
+    for (v, l) in &y_ticks {
+        let _ = write!(
+            s,
+            r##"<line x1="{ml}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#e4e4e4"/><text x="{:.1}" y="{:.1}" text-anchor="end">{l}</text>"##,
+            ml + pw,
+            ml - 6.0,
+            py(*v) + 4.0,
+            y = py(*v)
+        );
+    }
+    for (v, l) in &x_ticks {
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{mt}" y2="{:.1}" stroke="#f0f0f0"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{l}</text>"##,
+            mt + ph,
+            mt + ph + 16.0,
+            x = px(*v)
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<rect x="{ml}" y="{mt}" width="{pw}" height="{ph}" fill="none" stroke="#444"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"##,
+        ml + pw / 2.0,
+        h - 10.0,
+        escape(x_label),
+        mt + ph / 2.0,
+        escape(y_label)
+    );
+    for (i, t) in drawn.iter().enumerate() {
+        let x = px(t.at);
+        let (tx, anchor) = if x > ml + 0.7 * pw {
+            (x - 4.0, "end")
+        } else {
+            (x + 4.0, "start")
+        };
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{mt}" y2="{:.1}" stroke="#444" stroke-dasharray="6 3"/><text x="{tx:.1}" y="{:.1}" text-anchor="{anchor}" fill="#444">{}</text>"##,
+            mt + ph,
+            mt + 14.0 + 14.0 * i as f64,
+            escape(&t.label)
+        );
+    }
+    for (i, se) in series.iter().enumerate() {
+        for (x, y, name) in &se.dots {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{}" fill-opacity="0.85"><title>{} {}: {} → {:.3}</title></circle>"#,
+                px(*x),
+                py(*y),
+                se.color,
+                escape(&se.label),
+                escape(name),
+                count(*x),
+                y
+            );
+        }
+        let (lx, ly) = (ml + pw + 14.0, mt + 8.0 + 16.0 * i as f64);
+        let _ = write!(
+            s,
+            r#"<circle cx="{lx:.1}" cy="{ly:.1}" r="4" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            se.color,
+            lx + 10.0,
+            ly + 4.0,
+            escape(&se.label)
+        );
+    }
+    s.push_str("</svg>");
+    Some((s, omitted.iter().map(|t| t.label.clone()).collect()))
+}
+
+/// Seed 003 Figs 9–12: the server's flight against its time from
+/// ServerHello sent to Finished sent, by bytes and by segments.
+fn flight_charts(records: &[TlsRecord], link: &str) -> String {
+    let groups = distinct(records, |r| &r.group);
+    let cwnd = records
+        .iter()
+        .find_map(|r| r.tcp.server_initial_cwnd)
+        .unwrap_or(DEFAULT_CWND);
+    let mss = records.iter().find_map(|r| r.tcp.server_mss);
+    let window = format!("initial window {} segments", count(cwnd));
+    let series = |x: fn(&TlsRecord) -> Option<f64>| -> Vec<Dots> {
+        groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| Dots {
+                label: g.to_string(),
+                color: PALETTE[i % PALETTE.len()],
+                dots: records
+                    .iter()
+                    .filter(|r| r.group == *g)
+                    .filter_map(|r| {
+                        Some((x(r)?, r.server_sh_send_to_finished_send_ns? / 1e6, pair(r)))
+                    })
+                    .filter(|d| d.0.is_finite() && d.1.is_finite())
+                    .collect(),
+            })
+            .collect()
+    };
+    let y_label = "ServerHello sent → Finished sent, ms";
+    let missing = records
+        .iter()
+        .filter(|r| {
+            r.server_flight_bytes.is_none() || r.server_sh_send_to_finished_send_ns.is_none()
+        })
+        .count();
+    let mut common = format!(
+        "One point per combination, coloured by key-exchange group: the server's flight (TCP payload from ServerHello to the end of the record holding Finished) against the server's time from ServerHello sent to Finished sent (E → H); wire times from the packet captures, medians over the handshakes. Dashed: OpenSSL's 4096-byte write buffer and the server's initial congestion window. {}.",
+        escape(link)
+    );
+    if missing > 0 {
+        let _ = write!(
+            common,
+            " {missing} of {} combinations have no captured flight and are not drawn.",
+            records.len()
+        );
+    }
+    let mut out = String::new();
+    let mut bytes_lines = vec![Threshold {
+        at: WRITE_BUFFER,
+        label: "OpenSSL write buffer 4096 B".into(),
+    }];
+    let mut bytes_note = "";
+    match mss {
+        Some(m) => bytes_lines.push(Threshold {
+            at: cwnd * m,
+            label: format!("{window} ({} B)", count(cwnd * m)),
+        }),
+        None => bytes_note = " The server's MSS is unknown: no initial-window line in bytes.",
+    }
+    let charts = [
+        (
+            "Server flight size vs time (seed 003 Figs 9-12)",
+            "server flight, bytes",
+            series(|r| r.server_flight_bytes),
+            bytes_lines,
+            bytes_note,
+        ),
+        (
+            "Server flight segments vs time",
+            "server flight, TCP segments",
+            series(|r| r.server_flight_segments),
+            vec![Threshold {
+                at: cwnd,
+                label: window.clone(),
+            }],
+            "",
+        ),
+    ];
+    for (title, x_label, dots, lines, note) in &charts {
+        match scatter(title, x_label, y_label, dots, lines) {
+            Some((svg, omitted)) => {
+                let mut caption = common.clone();
+                caption.push_str(note);
+                for o in omitted {
+                    let _ = write!(
+                        caption,
+                        " {} lies far right of the points and is not drawn.",
+                        escape(&o)
+                    );
+                }
+                let _ = write!(
+                    out,
+                    "<figure>{svg}<figcaption>{caption}</figcaption></figure>"
+                );
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "<p>{}: no combination has a captured flight and time (captures not possible).</p>",
+                    escape(title)
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The report's TLS section: the link, the stacked phase bars per group,
+/// the flight charts, the tables of [`text_tables`] as HTML, and notes.
+/// Empty when there is no record.
+pub fn html_section(records: &[TlsRecord]) -> String {
+    if records.is_empty() {
+        return String::new();
+    }
+    let link = link_summary(records);
+    let mut out = format!(
+        "<h2 id=\"tls\">TLS 1.3 handshakes</h2><p>{} combinations. {}.</p><p>{}. In the tables, yellow cells: server flight over 4096 B; red: failures.</p>",
+        records.len(),
+        escape(&link),
+        escape(MARKERS)
+    );
+    out.push_str("<h3>Phases of the handshake (seed 003 Figs 8, 13-16)</h3>");
+    let axis = records
+        .iter()
+        .flat_map(|r| {
+            [
+                view_total(r, &TLS_CLIENT_VIEW),
+                view_total(r, &TLS_SERVER_VIEW),
+            ]
+        })
+        .fold(0.0, f64::max);
+    if axis > 0.0 {
+        for (i, g) in distinct(records, |r| &r.group).into_iter().enumerate() {
+            let rows: Vec<&TlsRecord> = records.iter().filter(|r| r.group == g).collect();
+            out.push_str(&phase_chart(g, &rows, axis, i, &link));
+        }
+    } else {
+        out.push_str("<p>No wire timeline in any combination (the captures were not possible, e.g. loopback without root): no phase chart.</p>");
+    }
+    out.push_str("<h3>Server flight (seed 003 Figs 9-12)</h3>");
+    out.push_str(&flight_charts(records, &link));
+    for t in tables(records) {
+        out.push_str(&t.html());
+    }
+    let n = notes(records);
+    if !n.is_empty() {
+        out.push_str("<h3>Failures and capture notes</h3><ul>");
+        for x in n {
+            let _ = write!(out, "<li>{}</li>", escape(&x));
+        }
+        out.push_str("</ul>");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ango_core::{Quantiles, TlsCapture, TlsTcp};
+    use std::collections::BTreeMap;
+
+    /// A complete record: every phase 0.1 ms, flight `bytes` in `segs`
+    /// segments, cwnd 10, MSS 1448, veth link at 2 ms.
+    fn rec(group: &str, server: &str, ca: &str, bytes: f64, segs: f64) -> TlsRecord {
+        let phases: BTreeMap<String, f64> = TLS_CLIENT_VIEW
+            .iter()
+            .chain(TLS_SERVER_VIEW.iter())
+            .map(|k| (k.to_string(), 100_000.0))
+            .collect();
+        TlsRecord {
+            schema: 1,
+            run_id: "t".into(),
+            suite: "tls".into(),
+            group: group.into(),
+            server_sig: server.into(),
+            ca_sig: ca.into(),
+            handshakes: 100,
+            failures: 0,
+            failure_examples: vec![],
+            handshake_ns: Some(Quantiles {
+                median: 3_690_000.0,
+                q1: 3_600_000.0,
+                q3: 3_800_000.0,
+                p95: 4_100_000.0,
+                mean: 3_700_000.0,
+            }),
+            phases_ns: phases,
+            client_sh_rcv_to_finished_send_ns: Some(572_286.0),
+            server_sh_send_to_finished_send_ns: Some(120_000.0),
+            openssl_ns: BTreeMap::new(),
+            server_flight_bytes: Some(bytes),
+            server_flight_segments: Some(segs),
+            client_flight_segments: Some(1.0),
+            client_finished_segments: Some(1.0),
+            tcp: TlsTcp {
+                server_mss: Some(1448.0),
+                client_mss: Some(1448.0),
+                server_initial_cwnd: Some(10.0),
+                server_cwnd_after: Some(10.0),
+                retransmissions_c2s: 0,
+                retransmissions_s2c: 0,
+                congestion_control: "cubic".into(),
+            },
+            capture: TlsCapture {
+                handshakes_in_pcap: 100,
+                handshakes_timed: 100,
+                ..TlsCapture::default()
+            },
+            cert_chain_bytes: 952,
+            server_cert_bytes: 952,
+            ca_cert_bytes: if ca == "ml-dsa-44" { 4198 } else { 998 },
+            rtt_ns: Some(2_010_000.0),
+            rtt_asked_ns: 2_000_000.0,
+            rtt_base_ns: Some(60_000.0),
+            link_delay_ns: Some(975_000.0),
+            link: "veth".into(),
+            server_bad_attempts: 0,
+            cut_short: false,
+            method: String::new(),
+            time: String::new(),
+        }
+    }
+
+    fn sample() -> Vec<TlsRecord> {
+        let mut v = vec![
+            rec("x25519", "rsa-2048", "rsa-2048", 2500.0, 2.0),
+            rec("x25519", "rsa-2048", "ml-dsa-44", 6000.0, 6.0),
+            rec("x25519", "ml-dsa-44", "rsa-2048", 9000.0, 9.0),
+            rec("ml-kem-768", "rsa-2048", "rsa-2048", 3600.0, 3.0),
+            rec("ml-kem-768", "ml-dsa-44", "ml-dsa-44", 16000.0, 12.0),
+        ];
+        v[2].failures = 2;
+        v[2].failure_examples = vec!["alert <bad>".into()];
+        v[3].cut_short = true;
+        v[4].server_cert_bytes = 4152;
+        v
+    }
+
+    /// Every `<svg>` is closed and the tags inside it are balanced.
+    fn assert_balanced_svg(html: &str) {
+        assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
+        for chunk in html.split("<svg").skip(1) {
+            let body = &chunk[..chunk.find("</svg>").expect("closed svg")];
+            let mut stack: Vec<&str> = Vec::new();
+            for tag in body.split('<').skip(1) {
+                let end = tag.find('>').expect("tag ends");
+                let inner = &tag[..end];
+                if inner.ends_with('/') {
+                    continue;
+                }
+                let name = inner.split_whitespace().next().unwrap_or("");
+                match name.strip_prefix('/') {
+                    Some(closing) => assert_eq!(stack.pop(), Some(closing), "in {body}"),
+                    None => stack.push(name),
+                }
+            }
+            assert!(stack.is_empty(), "unclosed {stack:?}");
+        }
+    }
+
+    #[test]
+    fn legend_covers_both_views() {
+        for k in TLS_CLIENT_VIEW.iter().chain(TLS_SERVER_VIEW.iter()) {
+            assert_ne!(legend_label(k), "unknown phase", "{k}");
+        }
+        let mut labels: Vec<&str> = PHASES.iter().map(|p| p.1).collect();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), PHASES.len());
+        assert_eq!(
+            legend_label("client_hello_rcv_to_server_hello_send"),
+            "Client Hello rcv -> Server Hello send"
+        );
+        assert_eq!(legend_label("nope"), "unknown phase");
+        let family = |k| phase(k).map(|p| p.2);
+        assert!(family("finished_sending") == Some(Family::Wire));
+        assert!(family("ack_send_to_client_hello_send") == Some(Family::Tcp));
+        assert!(family("certificate_rcv_to_certificate_verify_rcv") == Some(Family::WaitServer));
+    }
+
+    #[test]
+    fn text_has_the_seed_tables_and_markers() {
+        let t = text_tables(&sample());
+        assert!(
+            t.contains("Link veth: RTT asked 2.000 ms, achieved 2.010 ms"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "congestion control cubic; server MSS 1448 B; server initial cwnd 10 segments"
+            ),
+            "{t}"
+        );
+        // Table 9: segments with bytes, the 4096 B and cwnd markers.
+        assert!(t.contains("2 (2500 B)"), "{t}");
+        assert!(t.contains("6 (6000 B)*"), "{t}");
+        assert!(t.contains("12 (16000 B)*†"), "{t}");
+        assert!(t.contains("* server flight over 4096 B"), "{t}");
+        // Handshake time, failures and cut-short; Tables 10-12.
+        assert!(t.contains("3.690 [4.100]"), "{t}");
+        assert!(t.contains("!2"), "{t}");
+        assert!(t.contains("3.690 [4.100] ~"), "{t}");
+        assert!(t.contains("0.572"), "{t}");
+        assert!(
+            t.contains("2 of 100 handshakes failed (e.g. alert <bad>)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("cut short by Ctrl-C after 100 handshakes"),
+            "{t}"
+        );
+        // Mean, median and p95 per combination; certificate sizes.
+        let flat: Vec<&str> = t
+            .lines()
+            .find(|l| l.starts_with("x25519 "))
+            .map(|l| l.split_whitespace().collect())
+            .unwrap_or_default();
+        assert_eq!(
+            flat,
+            [
+                "x25519", "rsa-2048", "rsa-2048", "100", "0", "3.700", "3.690", "4.100", "2500",
+                "2"
+            ]
+        );
+        assert!(
+            t.contains("4152") && t.contains("4198") && t.contains("998"),
+            "{t}"
+        );
+        assert_eq!(t.matches("group x25519").count(), 3, "{t}");
+    }
+
+    #[test]
+    fn html_has_one_phase_chart_per_group_and_both_thresholds() {
+        let mut v = sample();
+        v[0].group = "x<y&z".into();
+        let h = html_section(&v);
+        assert!(h.starts_with("<h2 id=\"tls\">TLS 1.3 handshakes</h2>"));
+        assert_eq!(h.matches("class=\"tls-phases\"").count(), 3, "{h}");
+        assert!(h.contains("OpenSSL write buffer 4096 B"));
+        assert!(h.contains("initial window 10 segments (14480 B)"));
+        assert!(h.contains("Client Hello rcv -&gt; Server Hello send"));
+        assert!(h.contains("x&lt;y&amp;z") && !h.contains("x<y"));
+        assert!(h.contains("alert &lt;bad&gt;") && !h.contains("<bad>"));
+        assert!(h.contains("class=\"n noisy\"") && h.contains("class=\"n fail\""));
+        assert_eq!(h.matches("<svg").count(), 3 + 2);
+        assert_balanced_svg(&h);
+        assert_eq!(html_section(&[]), "");
+    }
+
+    #[test]
+    fn missing_data_is_said_not_drawn() {
+        let mut bare = rec("x25519", "p-256", "p-256", 0.0, 0.0);
+        bare.phases_ns.clear();
+        bare.handshake_ns = None;
+        bare.failures = 100;
+        bare.client_sh_rcv_to_finished_send_ns = None;
+        bare.server_sh_send_to_finished_send_ns = None;
+        bare.server_flight_bytes = None;
+        bare.server_flight_segments = None;
+        bare.tcp = TlsTcp::default();
+        bare.rtt_ns = None;
+        bare.rtt_base_ns = None;
+        bare.link_delay_ns = None;
+        bare.link = "loopback".into();
+        let only = [bare.clone()];
+        let t = text_tables(&only);
+        assert!(
+            t.contains("no handshake !100") && t.contains("achieved not measured"),
+            "{t}"
+        );
+        assert!(t.contains("unknown (10 segments assumed)"), "{t}");
+        let h = html_section(&only);
+        assert!(h.contains("No wire timeline in any combination"), "{h}");
+        assert!(h.contains("no combination has a captured flight"), "{h}");
+        assert_balanced_svg(&h);
+
+        let mut partial = rec("x25519", "rsa-2048", "rsa-2048", 2500.0, 2.0);
+        partial
+            .phases_ns
+            .insert("server_hello_sending".into(), -5_000.0);
+        partial.phases_ns.remove("finished_sending");
+        partial.tcp.server_mss = None;
+        let h = html_section(&[partial, bare]);
+        assert_eq!(h.matches("class=\"tls-phases\"").count(), 1);
+        assert!(h.contains("Not drawn, missing or negative"), "{h}");
+        assert!(h.contains("Server Hello sending (-0.005 ms)"), "{h}");
+        assert!(h.contains("Finished sending (missing)"), "{h}");
+        assert!(h.contains("No wire timeline (captures not possible"), "{h}");
+        assert!(h.contains("The server's MSS is unknown"), "{h}");
+        assert!(
+            h.contains("1 of 2 combinations have no captured flight"),
+            "{h}"
+        );
+        assert_balanced_svg(&h);
+    }
+
+    #[test]
+    fn far_thresholds_are_left_out() {
+        let mut v = vec![rec("x25519", "rsa-2048", "rsa-2048", 2500.0, 2.0)];
+        v[0].tcp.server_mss = Some(65483.0);
+        let h = html_section(&v);
+        assert!(
+            h.contains("lies far right of the points and is not drawn"),
+            "{h}"
+        );
+        assert!(h.contains("OpenSSL write buffer 4096 B"));
+    }
+}
