@@ -666,6 +666,46 @@ fn schema_doc_matches_the_pk_record() {
     assert_eq!(fields, documented);
 }
 
+#[test]
+fn schema_doc_matches_the_tls_record() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
+        .unwrap();
+    let section = doc.split("## TLS record fields").nth(1).unwrap();
+    let mut documented: Vec<String> = Vec::new();
+    for line in section
+        .lines()
+        .skip_while(|l| !l.starts_with("| field"))
+        .filter(|l| l.starts_with("| `"))
+    {
+        let cell = line.split('|').nth(1).unwrap();
+        for f in cell.split(',') {
+            documented.push(f.trim().trim_matches('`').to_string());
+        }
+    }
+    let a = ango()
+        .args([
+            "tls",
+            "--loopback",
+            "--groups",
+            "x25519",
+            "--server-sig",
+            "p-256",
+            "--ca-sig",
+            "p-256",
+            "--handshakes",
+            "3",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    let mut fields: Vec<String> = v[0].as_object().unwrap().keys().cloned().collect();
+    fields.sort();
+    documented.sort();
+    assert_eq!(fields, documented);
+}
+
 /// Namespaces of the TLS lab made by process `pid`.
 #[cfg(unix)]
 fn lab_namespaces(pid: u32) -> Vec<String> {
@@ -727,9 +767,26 @@ fn tls_lab_runs_and_leaves_nothing_behind_even_when_interrupted() {
             r["handshake_ns"]["median"].as_f64().unwrap() > 4e6,
             "two round trips at least"
         );
+        // Every handshake timed on the wire, every phase of the legend.
+        assert_eq!(r["capture"]["handshakes_timed"], 10, "{}", r["capture"]);
+        assert_eq!(r["phases_ns"].as_object().unwrap().len(), 18);
+        for one_way in ["syn_sending", "client_hello_sending", "finished_sending"] {
+            let t = r["phases_ns"][one_way].as_f64().unwrap();
+            assert!((0.8e6..1.5e6).contains(&t), "{one_way} {t} ns, about 1 ms");
+        }
+        assert!(r["server_flight_segments"].as_f64().unwrap() >= 1.0);
+        assert!(r["client_sh_rcv_to_finished_send_ns"].as_f64().unwrap() > 0.0);
+        for side in ["client_pcap", "server_pcap", "keylog"] {
+            let f = dir.join(r["capture"][side].as_str().unwrap());
+            assert!(std::fs::metadata(&f).unwrap().len() > 24, "{f:?}");
+        }
     }
     let lines = std::fs::read_to_string(dir.join("tls-handshakes.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 4);
+    let timelines = std::fs::read_to_string(dir.join("tls-timelines.jsonl")).unwrap();
+    assert_eq!(timelines.lines().count(), 40);
+    let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(report.contains("TLS 1.3 handshakes"));
 
     // Interrupted in the middle: what was measured is kept, nothing is left.
     let dir2 = tmp.path().join("tls2");

@@ -541,9 +541,11 @@ mod tests {
             pcap_handshakes: None,
         };
         let mut recs = Vec::new();
-        let stopped = run(&spec, &|| false, &mut |r, t, _| {
+        let mut timelines = Vec::new();
+        let stopped = run(&spec, &|| false, &mut |r, t, tl| {
             assert_eq!(t.len(), 5);
             recs.push(r);
+            timelines.extend(tl);
             Ok(())
         })
         .unwrap();
@@ -553,6 +555,36 @@ mod tests {
             assert_eq!((r.handshakes, r.failures), (5, 0), "{r:?}");
             assert!(r.handshake_ns.as_ref().unwrap().median > 0.0);
             assert!(r.cert_chain_bytes > 1500, "ML-DSA-44 server cert: {r:?}");
+        }
+        assert_eq!(timelines.len(), 10);
+        if !crate::lab::is_root() {
+            eprintln!("not root: no captures, so no wire times to check");
+            return;
+        }
+        // Captured on lo: every handshake has every point of both views,
+        // and both views add up to the same span (SYN sent to the client's
+        // Finished sent).
+        for r in &recs {
+            assert_eq!(r.capture.handshakes_timed, 5, "{:?}", r.capture);
+            assert_eq!(r.phases_ns.len(), timeline::PHASES.len(), "{r:?}");
+            assert!(r.server_flight_segments.unwrap() >= 1.0);
+            assert!(r.server_flight_bytes.unwrap() > r.cert_chain_bytes as f64);
+            assert_eq!(r.tcp.server_initial_cwnd, Some(10.0));
+        }
+        for t in &timelines {
+            assert!(t.complete(), "{:?}", t.problems);
+            let sum = |view: &[&str]| -> i64 { view.iter().map(|p| t.phases_ns[p]).sum() };
+            let span = t.points_ns["client_finished_sent"] - t.points_ns["syn_sent"];
+            assert_eq!(sum(&ango_core::TLS_CLIENT_VIEW), span);
+            assert_eq!(sum(&ango_core::TLS_SERVER_VIEW), span);
+            assert!(t.points_ns.values().all(|&v| v >= 0), "{:?}", t.points_ns);
+            // OpenSSL writes the ServerHello before it reaches the wire.
+            let sh_write = t
+                .openssl_server
+                .iter()
+                .find(|e| e.sent && e.name == "ServerHello")
+                .unwrap();
+            assert!(sh_write.t_ns <= t.points_ns["server_hello_sent"]);
         }
     }
 }

@@ -454,3 +454,32 @@ pub fn build(
     }
     tl
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_are_the_two_legends() {
+        let mut legend: Vec<&str> = ango_core::TLS_CLIENT_VIEW
+            .iter()
+            .chain(ango_core::TLS_SERVER_VIEW.iter())
+            .copied()
+            .collect();
+        legend.sort_unstable();
+        legend.dedup();
+        let mut ours: Vec<&str> = PHASES.iter().map(|(p, _, _)| *p).collect();
+        ours.sort_unstable();
+        assert_eq!(ours, legend);
+        // Each view is a chain of points from syn_sent to client_finished_sent.
+        for view in [ango_core::TLS_CLIENT_VIEW, ango_core::TLS_SERVER_VIEW] {
+            let mut at = "syn_sent";
+            for name in view {
+                let (_, from, to) = PHASES.iter().find(|(p, _, _)| *p == name).unwrap();
+                assert_eq!(*from, at, "{name}");
+                at = to;
+            }
+            assert_eq!(at, "client_finished_sent");
+        }
+    }
+}
