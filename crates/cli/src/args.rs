@@ -155,6 +155,9 @@ pub struct TlsArgs {
     /// A small matrix (x25519 and x25519mlkem768 × rsa-2048 and ml-dsa-44 by p-256), 50 handshakes.
     #[arg(long)]
     pub quick: bool,
+    /// What emulates delay, jitter and loss: auto (the kernel's netem where it exists, else ango's relay), netem or relay.
+    #[arg(long, value_name = "auto|netem|relay", default_value = "auto")]
+    pub emulator: String,
     /// Do not capture packets (no wire times, phases or flight sizes).
     #[arg(long = "no-capture")]
     pub no_capture: bool,
@@ -273,6 +276,12 @@ impl TlsArgs {
                 rate_bps,
                 mtu,
                 congestion_control: self.cc.clone(),
+                emulator: ango_tls::lab::Emulator::parse(&self.emulator).ok_or_else(|| {
+                    Error::usage(format!(
+                        "invalid --emulator '{}'; valid: auto, netem, relay",
+                        self.emulator
+                    ))
+                })?,
             },
             loopback: self.loopback,
             capture: !self.no_capture,

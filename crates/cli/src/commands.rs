@@ -137,6 +137,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
                 loopback: !root,
                 format: "table".into(),
                 pcap_handshakes: "20".into(),
+                emulator: "auto".into(),
                 ..TlsArgs::default()
             };
             let ts = ta.spec(&run_id)?;

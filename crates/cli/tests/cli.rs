@@ -94,6 +94,7 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["tls", "--loopback", "--rtt", "20ms"], "--loopback");
     rejects(&["tls", "--format", "xml"], "table, json, csv");
     rejects(&["tls", "--cc", "warp"], "cubic");
+    rejects(&["tls", "--emulator", "ns3"], "auto, netem, relay");
     rejects(
         &["pk", "--algo", "x25519", "--ops", "sign"],
         "x25519: keygen, encaps, decaps",
@@ -743,6 +744,8 @@ fn tls_lab_runs_and_leaves_nothing_behind_even_when_interrupted() {
             "10",
             "--rtt",
             "2ms",
+            "--emulator",
+            "relay",
             "--format",
             "json",
             "--out",

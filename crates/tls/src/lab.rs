@@ -6,10 +6,14 @@
 //! * **veth** when the link has no delay, jitter or loss: a veth pair with
 //!   `10.<x>.<y>.1/30` (client) and `.2` (server), the MTU if asked, and a
 //!   `tbf` qdisc on both ends if a rate is asked;
-//! * **tun-relay** otherwise (this kernel has no `netem`): a TUN device in
-//!   each namespace, configured point-to-point, and the user-space
-//!   [`Relay`](super::link::Relay) between them, which delays, drops and
-//!   paces the packets (see `link.rs` for the link model).
+//! * **veth-netem** when the link has delay, jitter or loss and the kernel
+//!   has the `netem` qdisc: the veth pair with `netem` (delay, jitter, loss
+//!   and rate) on both ends;
+//! * **tun-relay** otherwise (kernels without `netem`, like the one this lab
+//!   was built on): a TUN device in each namespace, configured
+//!   point-to-point, and the user-space [`Relay`](super::link::Relay)
+//!   between them, which delays, drops and paces the packets (see `link.rs`
+//!   for the link model) and is fitted to the asked RTT.
 //!
 //! The namespaces are always removed again: by `Drop` (which also runs on
 //! errors and panics), by [`remove_all_of_this_process`] from the program's
@@ -69,6 +73,32 @@ pub struct LinkOpts {
     pub mtu: Option<u32>,
     /// TCP congestion control of both namespaces (e.g. `cubic`, `bbr`).
     pub congestion_control: Option<String>,
+    /// What emulates delay, jitter and loss.
+    pub emulator: Emulator,
+}
+
+/// What emulates delay, jitter and loss.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Emulator {
+    /// The kernel's `netem` where it exists, otherwise ango's relay.
+    #[default]
+    Auto,
+    /// The kernel's `netem` (an error where it does not exist).
+    Netem,
+    /// ango's relay between TUN devices.
+    Relay,
+}
+
+impl Emulator {
+    /// Parses `auto`, `netem` or `relay`.
+    pub fn parse(s: &str) -> Option<Emulator> {
+        match s {
+            "auto" => Some(Emulator::Auto),
+            "netem" => Some(Emulator::Netem),
+            "relay" => Some(Emulator::Relay),
+            _ => None,
+        }
+    }
 }
 
 impl LinkOpts {
@@ -212,19 +242,26 @@ impl Lab {
             (&c, self.client_addr, self.server_addr),
             (&s, self.server_addr, self.client_addr),
         ];
-        if self.kind == "veth" {
-            // Created directly inside the namespaces: the root namespace
-            // never sees the devices, so names cannot collide there.
-            ip(&[
-                "-n", &c, "link", "add", "veth-c", "type", "veth", "peer", "name", "veth-s",
-                "netns", &s,
-            ])?;
+        if self.kind == "tun-relay" && self.opts.emulator != Emulator::Relay {
+            if self.try_netem()? {
+                self.kind = "veth-netem";
+            } else if self.opts.emulator == Emulator::Netem {
+                return Err(invalid(
+                    "this kernel has no netem qdisc; use the emulator relay (ango's own link) or auto"
+                        .into(),
+                ));
+            }
+        }
+        if self.kind != "tun-relay" {
+            if self.kind == "veth" {
+                self.add_veth()?;
+            }
             for ((ns, local, _), dev) in ends.iter().zip(["veth-c", "veth-s"]) {
                 ip(&["-n", ns, "addr", "add", &format!("{local}/30"), "dev", dev])?;
                 if let Some(m) = &mtu {
                     ip(&["-n", ns, "link", "set", "dev", dev, "mtu", m])?;
                 }
-                if let Some(rate) = self.opts.rate_bps {
+                if let (Some(rate), "veth") = (self.opts.rate_bps, self.kind) {
                     let burst = tbf_burst(rate, self.opts.mtu.unwrap_or(1500));
                     tc(&[
                         "-n",
@@ -296,9 +333,71 @@ impl Lab {
         }
     }
 
+    /// A veth pair between the namespaces, made directly inside them: the
+    /// root namespace never sees the devices, so names cannot collide there.
+    fn add_veth(&self) -> io::Result<()> {
+        ip(&[
+            "-n",
+            &self.client_ns,
+            "link",
+            "add",
+            "veth-c",
+            "type",
+            "veth",
+            "peer",
+            "name",
+            "veth-s",
+            "netns",
+            &self.server_ns,
+        ])
+        .map(drop)
+    }
+
+    /// The `netem` arguments of the link: one-way delay, jitter, loss and
+    /// rate, and netem's queue made as long as the relay's.
+    fn netem_args(&self) -> Vec<String> {
+        let o = &self.opts;
+        let mut a = vec![
+            "netem".to_string(),
+            "limit".into(),
+            crate::link::QUEUE_LIMIT.to_string(),
+            "delay".into(),
+            format!("{}us", o.delay.as_micros()),
+        ];
+        if !o.jitter.is_zero() {
+            a.push(format!("{}us", o.jitter.as_micros()));
+        }
+        if o.loss_pct > 0.0 {
+            a.push("loss".into());
+            a.push(format!("{}%", o.loss_pct));
+        }
+        if let Some(r) = o.rate_bps {
+            a.push("rate".into());
+            a.push(format!("{r}bit"));
+        }
+        a
+    }
+
+    /// Makes the veth pair with `netem` on both ends if this kernel has
+    /// `netem`; otherwise removes the pair again and returns false.
+    fn try_netem(&self) -> io::Result<bool> {
+        self.add_veth()?;
+        let args = self.netem_args();
+        for (ns, dev) in [(&self.client_ns, "veth-c"), (&self.server_ns, "veth-s")] {
+            let mut cmd: Vec<&str> = vec!["-n", ns, "qdisc", "add", "dev", dev, "root"];
+            cmd.extend(args.iter().map(String::as_str));
+            if tc(&cmd).is_err() {
+                // Deleting one end deletes the pair.
+                ip(&["-n", &self.client_ns, "link", "del", "veth-c"])?;
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The link's network device in the namespace of `side`.
     pub fn device(&self, side: Side) -> &'static str {
-        match (self.kind == "veth", side) {
+        match (self.kind != "tun-relay", side) {
             (true, Side::Client) => "veth-c",
             (true, Side::Server) => "veth-s",
             (false, Side::Client) => "tun-c",
@@ -306,7 +405,7 @@ impl Lab {
         }
     }
 
-    /// `"veth"` or `"tun-relay"`.
+    /// `"veth"`, `"veth-netem"` or `"tun-relay"`.
     pub fn link_kind(&self) -> &'static str {
         self.kind
     }
@@ -759,6 +858,7 @@ mod tests {
     fn relay_rtt(delay_ms: f64) -> Duration {
         let opts = LinkOpts {
             delay: Duration::from_secs_f64(delay_ms / 1000.0),
+            emulator: Emulator::Relay,
             ..LinkOpts::default()
         };
         let lab = Lab::create(&opts).expect("create");
@@ -790,6 +890,7 @@ mod tests {
         let Some(_g) = guard() else { return };
         let opts = LinkOpts {
             loss_pct: 50.0,
+            emulator: Emulator::Relay,
             ..LinkOpts::default()
         };
         let lab = Lab::create(&opts).expect("create");
@@ -834,6 +935,38 @@ mod tests {
         }
         assert!(gone, "{name} still there");
         assert!(removed >= 1);
+    }
+
+    #[test]
+    fn netem_where_it_exists_else_the_relay() {
+        let Some(_g) = guard() else { return };
+        let opts = LinkOpts {
+            delay: Duration::from_millis(1),
+            ..LinkOpts::default()
+        };
+        let auto = Lab::create(&opts).expect("create");
+        let kind = auto.link_kind();
+        let (c, _) = auto.names();
+        let devices = run("ip", &["-n", &c, "-o", "link", "show"]).unwrap();
+        drop(auto);
+        let forced = Lab::create(&LinkOpts {
+            emulator: Emulator::Netem,
+            ..opts
+        });
+        if kind == "veth-netem" {
+            assert!(devices.contains("veth-c"), "{devices}");
+            assert_eq!(forced.expect("netem").link_kind(), "veth-netem");
+        } else {
+            // No netem here: the probe's veth pair is gone again, the
+            // relay's TUN device is there, and asking for netem says why.
+            assert_eq!(kind, "tun-relay");
+            assert!(
+                !devices.contains("veth-c") && devices.contains("tun-c"),
+                "{devices}"
+            );
+            let e = forced.unwrap_err().to_string();
+            assert!(e.contains("netem") && e.contains("relay"), "{e}");
+        }
     }
 
     #[test]
@@ -890,6 +1023,7 @@ mod tests {
         let opts = LinkOpts {
             delay: Duration::from_millis(1),
             rate_bps: Some(8_000_000),
+            emulator: Emulator::Relay,
             ..LinkOpts::default()
         };
         let lab = Lab::create(&opts).expect("create");
