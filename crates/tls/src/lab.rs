@@ -986,7 +986,13 @@ mod tests {
             let ra = median_of(ha.join().unwrap().expect("rtt a"));
             let rb = median_of(hb.join().unwrap().expect("rtt b"));
             eprintln!("concurrent: veth {ra:?}, tun-relay 1 ms {rb:?}");
-            assert!(rb >= Duration::from_micros(1800), "asked 2 ms");
+            // Both labs measured at once: the point is that each has its own
+            // link (the fitted RTT is checked alone in tun_relay_delay);
+            // concurrent load shifts the relay's wake-ups, so a wide bound.
+            assert!(
+                rb >= Duration::from_micros(1500) && ra < Duration::from_micros(1000),
+                "asked 2 ms: {rb:?}"
+            );
         });
     }
 
