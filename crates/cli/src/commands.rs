@@ -784,21 +784,19 @@ fn verify_wycheproof(path: &Path) -> Result<i32> {
                 o.skipped,
                 o.acceptable
             );
-            if !o.failures.is_empty() {
-                println!(
-                    "    failed: {}",
-                    o.failures
-                        .iter()
-                        .take(20)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
+            print_failures(&o.failures);
         }
     }
     println!("\n{failed} failed");
     Ok(if failed == 0 { 0 } else { 1 })
+}
+
+/// The first 20 failed case ids of a Wycheproof file, if any.
+fn print_failures(failures: &[String]) {
+    if !failures.is_empty() {
+        let first: Vec<&str> = failures.iter().take(20).map(String::as_str).collect();
+        println!("    failed: {}", first.join(", "));
+    }
 }
 
 fn verify() -> Result<i32> {
@@ -911,17 +909,7 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
                 o.acceptable,
                 o.unsupported
             );
-            if !o.failures.is_empty() {
-                println!(
-                    "    failed: {}",
-                    o.failures
-                        .iter()
-                        .take(20)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
+            print_failures(&o.failures);
         }
     }
     println!("\n{failed} failed");

@@ -160,8 +160,11 @@ fn link_summary(records: &[TlsRecord]) -> String {
         r.rtt_ns
             .map_or_else(|| "not measured".into(), |x| format!("{} ms", ms(x)))
     );
-    if let Some(b) = r.rtt_base_ns {
-        let _ = write!(s, " (path without added delay {} ms", ms(b));
+    if r.rtt_ns.is_some() {
+        s.push_str(" (median of TCP echoes between the namespaces before the handshakes");
+        if let Some(b) = r.rtt_base_ns {
+            let _ = write!(s, "; path without added delay {} ms", ms(b));
+        }
         if let Some(d) = r.link_delay_ns {
             let _ = write!(s, ", one-way delay added {} ms", ms(d));
         }
@@ -169,7 +172,7 @@ fn link_summary(records: &[TlsRecord]) -> String {
     }
     let _ = write!(
         s,
-        "; congestion control {}; server MSS {}; server initial cwnd {}",
+        "; congestion control {}; server MSS {}; server initial cwnd {} (TCP_INFO)",
         if r.tcp.congestion_control.is_empty() {
             "unknown"
         } else {

@@ -249,11 +249,7 @@ fn serve_one(ctx: &SslContext, stream: TcpStream, peer_port: u16) -> ServerObs {
     let mut tls = match result {
         Ok(t) => t,
         Err(e) => {
-            obs.error = Some(match e {
-                HandshakeError::SetupFailure(e) => e.to_string(),
-                HandshakeError::Failure(m) => m.error().to_string(),
-                HandshakeError::WouldBlock(_) => "would block".into(),
-            });
+            obs.error = Some(handshake_error(e, false));
             return obs;
         }
     };
@@ -262,6 +258,21 @@ fn serve_one(ctx: &SslContext, stream: TcpStream, peer_port: u16) -> ServerObs {
     let _ = tls.read(&mut b);
     let _ = tls.shutdown();
     obs
+}
+
+/// One line for a failed handshake; the client adds the result of its
+/// chain verification.
+fn handshake_error(e: HandshakeError<TcpStream>, with_verify: bool) -> String {
+    match e {
+        HandshakeError::SetupFailure(e) => e.to_string(),
+        HandshakeError::Failure(m) if with_verify => format!(
+            "{} (verify: {})",
+            m.error(),
+            m.ssl().verify_result().error_string()
+        ),
+        HandshakeError::Failure(m) => m.error().to_string(),
+        HandshakeError::WouldBlock(_) => "would block".into(),
+    }
 }
 
 /// What the client saw of one successful handshake.
@@ -300,15 +311,7 @@ pub fn handshake_once(
     ssl.set_hostname(HOST).map_err(|e| e.to_string())?;
     ssl.param_mut().set_host(HOST).map_err(|e| e.to_string())?;
     let log = probe::attach_log(&mut ssl);
-    let mut tls = match ssl.connect(stream) {
-        Ok(t) => t,
-        Err(HandshakeError::SetupFailure(e)) => return Err(e.to_string()),
-        Err(HandshakeError::Failure(m)) => {
-            let v = m.ssl().verify_result();
-            return Err(format!("{} (verify: {})", m.error(), v.error_string()));
-        }
-        Err(HandshakeError::WouldBlock(_)) => return Err("would block".into()),
-    };
+    let mut tls = ssl.connect(stream).map_err(|e| handshake_error(e, true))?;
     let handshake = t0.elapsed();
     let tcp = probe::tcp_info(fd).ok();
     let _ = tls.shutdown();

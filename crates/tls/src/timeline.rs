@@ -321,93 +321,16 @@ pub fn build(
         ("ack_sent", rel(cv.ack, t0)),
         ("ack_rcvd", rel(sv.ack, t0)),
     ];
-    // (direction, type, sent-point name, received-point name)
-    let wanted = [
-        (
-            Dir::ClientToServer,
-            CLIENT_HELLO,
-            "client_hello_sent",
-            "client_hello_rcvd",
-        ),
-        (
-            Dir::ServerToClient,
-            SERVER_HELLO,
-            "server_hello_sent",
-            "server_hello_rcvd",
-        ),
-        (
-            Dir::ServerToClient,
-            CERTIFICATE,
-            "certificate_sent",
-            "certificate_rcvd",
-        ),
-        (
-            Dir::ServerToClient,
-            CERTIFICATE_VERIFY,
-            "certificate_verify_sent",
-            "certificate_verify_rcvd",
-        ),
-        (
-            Dir::ServerToClient,
-            FINISHED,
-            "finished_sent",
-            "finished_rcvd",
-        ),
-        (
-            Dir::ClientToServer,
-            FINISHED,
-            "client_finished_sent",
-            "client_finished_rcvd",
-        ),
-    ];
-    for (dir, typ, sent_name, rcvd_name) in wanted {
-        let (msgs, sender, receiver) = match dir {
-            Dir::ClientToServer => (&dis.c2s, cv, sv),
-            Dir::ServerToClient => (&dis.s2c, sv, cv),
-        };
-        let Some(m) = first_msg(msgs, typ) else {
-            points.push((sent_name, None));
-            points.push((rcvd_name, None));
-            continue;
-        };
-        let last = m.end.saturating_sub(1);
-        let mt = MsgTimes {
-            from: match dir {
-                Dir::ClientToServer => "client",
-                Dir::ServerToClient => "server",
-            },
-            name: tls13::hs_name(typ),
-            start: m.start,
-            end: m.end,
-            sent_first_ns: at(sender, dir, m.start, t0),
-            sent_last_ns: at(sender, dir, last, t0),
-            rcvd_first_ns: at(receiver, dir, m.start, t0),
-            rcvd_last_ns: at(receiver, dir, last, t0),
-        };
-        points.push((sent_name, mt.sent_last_ns));
-        points.push((rcvd_name, mt.rcvd_last_ns));
-        tl.messages.push(mt);
-    }
-    // The other messages (EncryptedExtensions, NewSessionTicket, ...) for
-    // the timeline file only.
-    for (dir, msgs, sender, receiver) in [
-        (Dir::ClientToServer, &dis.c2s, cv, sv),
-        (Dir::ServerToClient, &dis.s2c, sv, cv),
+    // Every handshake message of both directions, in stream order.
+    let mut messages: Vec<MsgTimes> = Vec::new();
+    for (dir, from, msgs, sender, receiver) in [
+        (Dir::ClientToServer, "client", &dis.c2s, cv, sv),
+        (Dir::ServerToClient, "server", &dis.s2c, sv, cv),
     ] {
         for m in msgs {
-            if tl
-                .messages
-                .iter()
-                .any(|x| x.start == m.start && x.end == m.end)
-            {
-                continue;
-            }
             let last = m.end.saturating_sub(1);
-            tl.messages.push(MsgTimes {
-                from: match dir {
-                    Dir::ClientToServer => "client",
-                    Dir::ServerToClient => "server",
-                },
+            messages.push(MsgTimes {
+                from,
                 name: tls13::hs_name(m.typ),
                 start: m.start,
                 end: m.end,
@@ -418,6 +341,49 @@ pub fn build(
             });
         }
     }
+    // (sender, type, sent-point name, received-point name): the first such
+    // message's last byte.
+    let wanted = [
+        (
+            "client",
+            CLIENT_HELLO,
+            "client_hello_sent",
+            "client_hello_rcvd",
+        ),
+        (
+            "server",
+            SERVER_HELLO,
+            "server_hello_sent",
+            "server_hello_rcvd",
+        ),
+        (
+            "server",
+            CERTIFICATE,
+            "certificate_sent",
+            "certificate_rcvd",
+        ),
+        (
+            "server",
+            CERTIFICATE_VERIFY,
+            "certificate_verify_sent",
+            "certificate_verify_rcvd",
+        ),
+        ("server", FINISHED, "finished_sent", "finished_rcvd"),
+        (
+            "client",
+            FINISHED,
+            "client_finished_sent",
+            "client_finished_rcvd",
+        ),
+    ];
+    for (from, typ, sent_name, rcvd_name) in wanted {
+        let m = messages
+            .iter()
+            .find(|m| m.from == from && m.name == tls13::hs_name(typ));
+        points.push((sent_name, m.and_then(|m| m.sent_last_ns)));
+        points.push((rcvd_name, m.and_then(|m| m.rcvd_last_ns)));
+    }
+    tl.messages = messages;
     tl.messages
         .sort_by_key(|m| m.sent_first_ns.unwrap_or(i64::MAX));
     for (name, t) in points {
