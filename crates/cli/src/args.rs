@@ -327,6 +327,12 @@ pub struct PkArgs {
     /// 50 calls per point, for a first look.
     #[arg(long)]
     pub quick: bool,
+    /// How each operation is timed: operation (contexts and parsed keys made
+    /// before the clock and reused, as openssl speed does), api-call (each
+    /// call sets up for itself), or both (one record each; tables show
+    /// operation).
+    #[arg(long, value_name = "WHICH", default_value = "both")]
+    pub timing: String,
 }
 
 impl PkArgs {
@@ -373,6 +379,7 @@ impl PkArgs {
             iterations,
             message_bytes,
             max_seconds,
+            timings: ango_core::Timing::parse_list(&self.timing)?,
         })
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, PkArgs, RunArgs, SpeedArgs, TlsArgs};
 use crate::sink::{ParentSink, EVENTS, PK_SAMPLES};
-use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
+use ango_core::results::{utc_now, ResultsDir, ENV, FINDINGS, REPORT, RESULTS};
 use ango_core::{
     Algorithm, EnvInfo, Error, Hw, PkRecord, PkSamples, Result, SpeedRecord, TlsRecord,
 };
@@ -116,6 +116,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
                 iterations: r.pk_iterations.clone(),
                 quick: a.quick,
                 max_time: Some(if a.quick { "5".into() } else { "20".into() }),
+                timing: "both".into(),
                 ..PkArgs::default()
             };
             let ps = pa.spec(&run_id)?;
@@ -208,6 +209,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             outcome.interrupted,
         )?;
     }
+    sink.print_defects(format == Format::Table);
     let shown: Vec<SpeedRecord> = if mode == Mode::Latency && format == Format::Table {
         println!(
             "Seed 001's Table 1 lengths; every length is in the JSON/CSV output and the report."
@@ -235,9 +237,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         };
         if mode != Mode::Speed && !f.is_empty() {
             println!("\nFindings:");
-            for x in f {
-                println!("- {x}");
-            }
+            print!("{}", ango_report::findings::text(&f));
         }
     }
     if !sink.pk_records.is_empty() {
@@ -273,16 +273,31 @@ fn write_report(
                 .to_string(),
         );
     }
-    let html = ango_report::html::render(&ango_report::html::ReportData {
-        env,
-        records: sink.records.clone(),
-        pk_records: sink.pk_records.clone(),
-        pk_samples: sink.pk_samples.clone(),
-        tls_records: tls.to_vec(),
-        events: sink.events.clone(),
-        notes,
-    });
-    d.write_text(REPORT, &html)
+    write_presentation(
+        d,
+        &ango_report::html::ReportData {
+            env,
+            records: sink.records.clone(),
+            pk_records: sink.pk_records.clone(),
+            pk_samples: sink.pk_samples.clone(),
+            tls_records: tls.to_vec(),
+            events: sink.events.clone(),
+            notes,
+        },
+    )
+}
+
+/// What a results directory presents, written from its records and events
+/// (at the end of a run, and again by `ango report`): `findings.jsonl`,
+/// one finding per line, and `report.html`.
+fn write_presentation(d: &ResultsDir, data: &ango_report::html::ReportData) -> Result<()> {
+    let findings = ango_report::findings::of_run(data);
+    let text: String = findings
+        .iter()
+        .map(|f| serde_json::to_string(f).expect("a finding serialises") + "\n")
+        .collect();
+    d.write_text(FINDINGS, &text)?;
+    d.write_text(REPORT, &ango_report::html::render(data))
 }
 
 /// results.jsonl holds both studies' records: split them by `suite`.
@@ -341,6 +356,9 @@ fn print_pk(records: &[PkRecord], format: Format) {
             "\nMethod: every call timed on its own with the monotonic clock; n calls kept per \
              point after dropping the first; statistics over those calls."
         );
+        if records.iter().any(|r| r.timing == "operation") {
+            println!("{}", ango_report::pk::TIMING_NOTE);
+        }
         if records.iter().any(|r| r.algorithm == "x25519") {
             println!("Note: {}", ango_study::pk::X25519_NOTE);
         }
@@ -350,9 +368,7 @@ fn print_pk(records: &[PkRecord], format: Format) {
         let f = ango_report::pk::findings(records);
         if !f.is_empty() {
             println!("\nFindings (seed 003):");
-            for x in f {
-                println!("- {x}");
-            }
+            print!("{}", ango_report::findings::text(&f));
         }
     }
 }
@@ -580,6 +596,7 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
     if let Some(d) = &sink.dir {
         write_report(d, Some(env), &sink, &[], outcome.interrupted)?;
     }
+    sink.print_defects(format == Format::Table);
     print_pk(&sink.pk_records, format);
     eprintln!(
         "ango: {} public-key points in {:.1} s",
@@ -607,16 +624,18 @@ fn report_cmd(path: &Path) -> Result<()> {
     for n in &notes {
         eprintln!("note: {n}");
     }
-    let html = ango_report::html::render(&ango_report::html::ReportData {
-        env,
-        records: loaded.speed,
-        pk_records: loaded.pk,
-        tls_records: loaded.tls,
-        pk_samples: pk_samples.items,
-        events: events.items,
-        notes,
-    });
-    d.write_text(REPORT, &html)?;
+    write_presentation(
+        &d,
+        &ango_report::html::ReportData {
+            env,
+            records: loaded.speed,
+            pk_records: loaded.pk,
+            tls_records: loaded.tls,
+            pk_samples: pk_samples.items,
+            events: events.items,
+            notes,
+        },
+    )?;
     println!("{}", d.path.join(REPORT).display());
     Ok(())
 }
@@ -688,7 +707,10 @@ fn list(a: &FormatArgs) -> Result<i32> {
     for &algo in ango_core::PkAlgorithm::ALL {
         for b in ango_backends::pk::registry() {
             let (status, detail) = match b.availability(algo) {
-                Ok(()) => ("available", b.implementation(algo)),
+                Ok(()) => match known_defects_of(b, algo) {
+                    Some(why) => ("fails", format!("{}: {why}", b.implementation(algo))),
+                    None => ("available", b.implementation(algo)),
+                },
                 Err(u) => ("unavailable", u.0),
             };
             rows.push(serde_json::json!({
@@ -730,6 +752,51 @@ fn list(a: &FormatArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// For a pair that a known library defect may concern (by provider,
+/// version and algorithm), run its checks: "fails verification: …" with
+/// every failing case id when it reproduces, a note when it does not.
+fn known_defects_of(b: &dyn ango_core::PkBackend, a: ango_core::PkAlgorithm) -> Option<String> {
+    let v = b.version();
+    if !ango_verify::defects::builtin()
+        .iter()
+        .any(|d| d.applies(b.name(), &v, a.name()))
+    {
+        return None;
+    }
+    let mut rng = ango_verify::cross::Rng::new(0x6c69_7374);
+    let c = ango_verify::pk::all_checks(b, a, &mut rng);
+    let e = ango_verify::pk::explain(b, a, &c);
+    let mut parts: Vec<String> = e
+        .known
+        .iter()
+        .map(|m| {
+            format!(
+                "fails verification: {} [{} {}; {}] (cases {})",
+                m.description,
+                m.category.name(),
+                m.id,
+                m.citation,
+                ango_core::finding::short_cases(&m.cases)
+            )
+        })
+        .collect();
+    if !e.unexplained.is_empty() {
+        parts.push(format!(
+            "fails verification: {} other cases ({})",
+            e.unexplained.len(),
+            e.unexplained
+                .iter()
+                .map(|f| f.case.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(parts.join("; "))
 }
 
 fn env_cmd(a: &FormatArgs) -> Result<i32> {
@@ -791,11 +858,10 @@ fn verify_wycheproof(path: &Path) -> Result<i32> {
     Ok(if failed == 0 { 0 } else { 1 })
 }
 
-/// The first 20 failed case ids of a Wycheproof file, if any.
+/// Every failed case id of a Wycheproof file, if any.
 fn print_failures(failures: &[String]) {
     if !failures.is_empty() {
-        let first: Vec<&str> = failures.iter().take(20).map(String::as_str).collect();
-        println!("    failed: {}", first.join(", "));
+        println!("    failed: {}", failures.join(", "));
     }
 }
 
@@ -876,19 +942,25 @@ fn verify() -> Result<i32> {
             println!("{:<18} FAIL {}", a.name(), bad.join("; "));
         }
     }
-    failed += verify_pk();
-    println!("\n{failed} failed");
-    Ok(if failed == 0 { 0 } else { 1 })
+    let mut known = Vec::new();
+    failed += verify_pk(&mut known);
+    print_verdict(failed, &known)
 }
 
 /// `ango verify --wycheproof FILE` for a public-key file: every backend
 /// that provides the file's algorithm.
 fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
-    let file = ango_verify::wycheproof_pk::parse(&path.display().to_string(), text)?;
+    // Case ids name the file by its base name, as the known-defects list does.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let file = ango_verify::wycheproof_pk::parse(&name, text)?;
     for sk in &file.skipped {
         println!("skipped: {sk}");
     }
     let mut failed = 0;
+    let mut known = Vec::new();
     println!(
         "{:<20} {:<11} {:>6} {:>6} {:>10} {:>12}",
         "algorithm", "backend", "pass", "fail", "acceptable", "unsupported"
@@ -898,8 +970,10 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
             if b.availability(a).is_err() {
                 continue;
             }
+            let c = ango_verify::pk::wycheproof_checks_in(std::slice::from_ref(&file), b, a);
+            let e = ango_verify::pk::explain(b, a, &c);
+            failed += e.unexplained.len();
             let o = ango_verify::wycheproof_pk::run(b, a, &file);
-            failed += o.failed;
             println!(
                 "{:<20} {:<11} {:>6} {:>6} {:>10} {:>12}",
                 a.name(),
@@ -909,7 +983,42 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
                 o.acceptable,
                 o.unsupported
             );
-            print_failures(&o.failures);
+            report_explained(&e, b.name(), a.name(), &mut known);
+        }
+    }
+    print_verdict(failed, &known)
+}
+
+/// Print a check's failures divided between known library defects (also
+/// added to `known`) and the rest, every case id.
+fn report_explained(
+    e: &ango_verify::defects::Explained,
+    backend: &str,
+    algorithm: &str,
+    known: &mut Vec<String>,
+) {
+    for m in &e.known {
+        let line = m.line(backend, algorithm);
+        println!("    {line}");
+        known.push(format!("{line}; not timed"));
+    }
+    for f in &e.unexplained {
+        println!("    {} [{}]", f.text, f.case);
+    }
+    for n in &e.not_reproduced {
+        println!("    {n}");
+        known.push(n.clone());
+    }
+}
+
+/// The end of a verification: the known library defects first, in plain
+/// words, then the count of failures no known defect explains (exit 1 when
+/// there are any).
+fn print_verdict(failed: usize, known: &[String]) -> Result<i32> {
+    if !known.is_empty() {
+        println!("\nKnown library defects (shown, never timed; not failures of ango):");
+        for k in known {
+            println!("  {k}");
         }
     }
     println!("\n{failed} failed");
@@ -917,8 +1026,10 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
 }
 
 /// The public-key half of `ango verify`: the checks `ango pk` runs before
-/// timing, for every algorithm and backend. Returns the number of failures.
-fn verify_pk() -> usize {
+/// timing, for every algorithm and backend. Returns the number of failures
+/// no known library defect explains; the known defects met (and those that
+/// no longer reproduce) are added to `known`, one line each.
+fn verify_pk(known: &mut Vec<String>) -> usize {
     use ango_core::PkAlgorithm;
     let mut failed = 0;
     println!(
@@ -934,29 +1045,32 @@ fn verify_pk() -> usize {
                 continue;
             }
             avail.push(b);
-            let (passed, mut fails, _) = ango_study::pk::check(b, a, &mut rng);
-            let (wp, wp_fails, wp_summary) = ango_study::pk::wycheproof_checks(b, a);
-            fails.extend(wp_fails);
-            let status = if fails.is_empty() { "pass" } else { "FAIL" };
-            failed += usize::from(!fails.is_empty());
+            let checked = ango_verify::pk::all_checks(b, a, &mut rng);
+            let e = ango_verify::pk::explain(b, a, &checked);
+            let status = if checked.failures.is_empty() {
+                "pass"
+            } else if e.all_explained() {
+                "KNOWN DEFECT"
+            } else {
+                "FAIL"
+            };
+            failed += usize::from(!e.all_explained());
             println!(
                 "{:<24} {:<11} {status} {}/{} checks{}",
                 a.name(),
                 b.name(),
-                passed,
-                passed + fails.len(),
-                if wp > 0 || !wp_summary.is_empty() {
-                    format!("; Wycheproof {}", wp_summary.join(", "))
-                } else {
+                checked.passed,
+                checked.passed + checked.failures.len(),
+                if checked.summary.is_empty() {
                     String::new()
+                } else {
+                    format!("; Wycheproof {}", checked.summary.join(", "))
                 }
             );
-            for f in &fails {
-                println!("    {f}");
-            }
+            report_explained(&e, b.name(), a.name(), known);
         }
         if avail.len() >= 2 {
-            let (passed, fails) = ango_study::pk::cross_checks(&avail, a);
+            let (passed, fails) = ango_verify::pk::cross_checks(&avail, a);
             failed += usize::from(!fails.is_empty());
             println!(
                 "{:<24} {:<11} {} {}/{} ordered pairs of libraries agree",

@@ -21,6 +21,10 @@ pub struct ParentSink {
     pub kat_failures: usize,
     pub errors: usize,
     pub quiet: bool,
+    /// Known library defects met in this run: (backend, algorithm, match).
+    pub known_defects: Vec<(String, String, ango_core::DefectMatch)>,
+    /// Known defects that no longer reproduce.
+    pub not_reproduced: Vec<String>,
 }
 
 impl ParentSink {
@@ -36,11 +40,43 @@ impl ParentSink {
             kat_failures: 0,
             errors: 0,
             quiet: false,
+            known_defects: Vec::new(),
+            not_reproduced: Vec::new(),
         }
+    }
+
+    /// The known library defects met in this run, in plain words, one
+    /// line each (the first lines of the end-of-run summary).
+    pub fn defect_lines(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .known_defects
+            .iter()
+            .map(|(b, a, m)| format!("{}; not timed", m.line(b, a)))
+            .collect();
+        v.extend(self.not_reproduced.iter().cloned());
+        v
     }
 
     /// Say what was kept or failed at the end of a run; the exit status:
     /// 130 interrupted, 1 if a check failed or an error occurred, else 0.
+    /// The known library defects met, first in the summary: on stdout
+    /// before the tables, or on stderr when stdout carries JSON or CSV.
+    pub fn print_defects(&self, on_stdout: bool) {
+        let lines = self.defect_lines();
+        if lines.is_empty() {
+            return;
+        }
+        let mut text = String::from("Known library defects (these pairs are never timed):\n");
+        for l in lines {
+            text.push_str(&format!("  {l}\n"));
+        }
+        if on_stdout {
+            println!("{text}");
+        } else {
+            eprint!("{text}");
+        }
+    }
+
     pub fn finish(&self, interrupted: bool) -> i32 {
         if interrupted {
             eprintln!(
@@ -149,12 +185,13 @@ impl Sink for ParentSink {
                 self.done += 1;
                 let w = self.total.to_string().len();
                 self.say(&format!(
-                    "[{:>w$}/{}] {:<24} {:<10} {:<7} median {:>12}  robust cv {:>6.2}%  ({} calls){}",
+                    "[{:>w$}/{}] {:<24} {:<10} {:<7} {:<9} median {:>12}  robust cv {:>6.2}%  ({} calls){}",
                     self.done,
                     self.total,
                     record.algorithm,
                     record.backend,
                     record.operation,
+                    record.timing,
                     ango_report::pk::fmt_ns(record.median_ns),
                     record.robust_cv * 100.0,
                     record.iterations,
@@ -169,15 +206,34 @@ impl Sink for ParentSink {
                 ok,
                 ref summary,
                 ref failures,
+                ref known,
+                ref not_reproduced,
+                ..
             } => {
                 let mut line = format!("check {backend} {algorithm}: {summary}");
+                for m in known {
+                    line.push_str(&format!("\n    {}", m.line(backend, algorithm.name())));
+                    self.known_defects.push((
+                        backend.clone(),
+                        algorithm.name().to_string(),
+                        m.clone(),
+                    ));
+                }
                 for f in failures {
                     line.push_str(&format!("\n    {f}"));
                 }
-                if !ok {
+                for n in not_reproduced {
+                    line.push_str(&format!("\n    {n}"));
+                    self.not_reproduced.push(n.clone());
+                }
+                if !failures.is_empty() {
                     self.kat_failures += 1;
+                }
+                if !ok {
                     line.push_str(if backend.starts_with("cross-library") {
                         "\n    the libraries disagree (each is still timed if its own checks pass)"
+                    } else if failures.is_empty() {
+                        "\n    not timed (a known library defect, not a failure of ango)"
                     } else {
                         "\n    not timed"
                     });

@@ -295,33 +295,27 @@ fn list_env_and_verify() {
         e.libraries
     );
     assert!(["perf", "tsc", "none"].contains(&e.cycle_source.as_str()));
-    // Everything passes except liboqs 0.13's ML-DSA verifier, which accepts
-    // Wycheproof's signatures with ‖z‖∞ over the bound (its AVX2 code lacks
-    // the check: pq-crystals/dilithium#113). Any other failure fails here.
-    let a = ango().arg("verify").assert();
+    // Everything passes except liboqs 0.13's ML-DSA AVX2 verifier, whose
+    // two defects are listed in vectors/known-defects.toml: they are shown
+    // (every case id) and verify still exits 0. Any other failure fails here.
+    let a = ango().arg("verify").assert().success();
     let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
-    let fails: Vec<&str> = out
-        .lines()
-        .filter(|l| l.contains("FAIL") || l.contains("failed:"))
-        .collect();
-    for l in &fails {
+    if let Some(l) = out.lines().find(|l| l.contains("FAIL")) {
+        panic!("unexpected failure: {l}\n{out}");
+    }
+    assert!(out.ends_with("\n0 failed\n"), "{out}");
+    let known = out
+        .split("Known library defects")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no known-defects summary\n{out}"));
+    for (n, use_hint) in [("44", 147), ("65", 161), ("87", 174)] {
         assert!(
-            (l.contains("liboqs") && l.starts_with("ml-dsa-"))
-                || (l.contains("mldsa_") && l.contains("InfinityNormViolation")),
-            "unexpected failure: {l}\n{out}"
+            known.contains(&format!("liboqs ml-dsa-{n} fails verification"))
+                && known.contains(&format!("mldsa_{n}_verify_test.json#{use_hint}"))
+                && known.contains("pq-crystals/dilithium#113"),
+            "{known}"
         );
     }
-    let n: usize = out
-        .lines()
-        .last()
-        .and_then(|l| l.strip_suffix(" failed"))
-        .and_then(|n| n.parse().ok())
-        .expect("a last line 'N failed'");
-    assert_eq!(
-        n,
-        fails.iter().filter(|l| l.contains("FAIL")).count(),
-        "{out}"
-    );
     assert!(
         out.contains("x25519_test.json 264/264") && out.contains("mlkem_768_test.json 201/201"),
         "{out}"
@@ -559,8 +553,24 @@ fn pk_times_every_call_and_keeps_the_samples() {
         .assert()
         .success();
     let v: Vec<ango_core::PkRecord> = serde_json::from_slice(&a.get_output().stdout).unwrap();
-    // 4 algorithms × 2 backends × 3 operations.
-    assert_eq!(v.len(), 24, "{v:?}");
+    // 4 algorithms × 2 backends × 3 operations × 2 timings.
+    assert_eq!(v.len(), 48, "{}", v.len());
+    for t in ["operation", "api-call"] {
+        assert_eq!(v.iter().filter(|r| r.timing == t).count(), 24, "{t}");
+    }
+    // OpenSSL's prepared calls hoist the per-call context; RustCrypto has
+    // none to hoist and says so.
+    let op = |b: &str| {
+        v.iter()
+            .find(|r| r.backend == b && r.timing == "operation")
+            .unwrap()
+    };
+    assert!(op("openssl")
+        .method
+        .contains("made before the clock and reused"));
+    assert!(op("rustcrypto")
+        .method
+        .contains("no per-call set-up to hoist"));
     for r in &v {
         assert_eq!((r.iterations, r.dropped), (20, 1), "{}", r.algorithm);
         assert!(r.min_ns <= r.q1_ns && r.q1_ns <= r.median_ns && r.median_ns <= r.q3_ns);
@@ -604,10 +614,10 @@ fn pk_times_every_call_and_keeps_the_samples() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 24);
+    assert_eq!(lines.len(), 48);
     assert!(lines.iter().all(|s| s.sample_ns.len() == 20));
     let results = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
-    assert_eq!(results.lines().count(), 24);
+    assert_eq!(results.lines().count(), 48);
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("Public-key study") && html.contains("Table 7") && html.contains("<svg"));
     // The report rebuilds from the directory alone.
@@ -616,6 +626,49 @@ fn pk_times_every_call_and_keeps_the_samples() {
     assert!(std::fs::read_to_string(dir.join("report.html"))
         .unwrap()
         .contains("Public-key study"));
+}
+
+#[test]
+fn an_unexplained_failure_fails_verify_beside_the_known_defects() {
+    // Corrupt one case the known defects do not list (a valid signature's
+    // last byte) in a copy that keeps the file's name: the defects stay
+    // explained, the corrupted case is a failure of its own and exit is 1.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors/wycheproof");
+    let name = "mldsa_44_verify_test.json";
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join(name)).unwrap()).unwrap();
+    let t = v["testGroups"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .flat_map(|g| g["tests"].as_array_mut().unwrap().iter_mut())
+        .find(|t| t["result"] == "valid" && t["tcId"] != 147)
+        .unwrap();
+    let id = t["tcId"].as_u64().unwrap();
+    let mut sig = hex::decode(t["sig"].as_str().unwrap()).unwrap();
+    *sig.last_mut().unwrap() ^= 1;
+    t["sig"] = hex::encode(sig).into();
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join(name), v.to_string()).unwrap();
+    let a = ango()
+        .args(["verify", "--wycheproof"])
+        .arg(tmp.path().join(name))
+        .assert()
+        .code(1);
+    let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(out.contains(&format!("[{name}#{id}]")), "{out}");
+    assert!(out.contains("liboqs ml-dsa-44 fails verification"), "{out}");
+    // The file as it is: only the known defects fail, exit 0.
+    let a = ango()
+        .args(["verify", "--wycheproof"])
+        .arg(root.join(name))
+        .assert()
+        .success();
+    let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(
+        out.contains("Known library defects") && out.ends_with("\n0 failed\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -632,6 +685,37 @@ fn pk_wycheproof_file_runs_against_every_backend() {
         "{out}"
     );
     assert!(out.contains("\n0 failed"), "{out}");
+}
+
+#[test]
+fn schema_doc_matches_the_finding() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
+        .unwrap();
+    let section = doc.split("## Finding fields").nth(1).unwrap();
+    let section = section.split("\n## ").next().unwrap();
+    let mut documented: Vec<String> = section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| {
+            l.split('|')
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .map(|f| f.trim().trim_matches('`').to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let f = ango_core::Finding::new("speed", "000", "§5.4", "claim");
+    let mut fields: Vec<String> = serde_json::to_value(&f)
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    fields.sort();
+    documented.sort();
+    assert_eq!(fields, documented);
 }
 
 #[test]
@@ -831,5 +915,56 @@ fn tls_lab_runs_and_leaves_nothing_behind_even_when_interrupted() {
             .lines()
             .count()
             >= 1
+    );
+}
+
+/// Copy a checked-in results directory to a temporary one (ango report
+/// writes into the directory it reads).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn v1_results_still_load() {
+    // Written by ango at schema version 1 (tests/data/v1-README.md).
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["v1-speed-a", "v1-speed-b", "v1-pk"] {
+        let dir = tmp.path().join(name);
+        copy_dir(&data.join(name), &dir);
+        ango().arg("report").arg(&dir).assert().success();
+        let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        assert!(dir.join("findings.jsonl").exists(), "{name}");
+        if name == "v1-pk" {
+            assert!(html.contains("Public-key study"), "{name}");
+            // Version-1 public-key records were timed per API call.
+            let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+            for line in text.lines() {
+                let r: ango_core::PkRecord = serde_json::from_str(line).unwrap();
+                assert_eq!((r.schema_version, r.timing.as_str()), (1, "api-call"));
+                assert!(r.library_version.is_empty());
+            }
+        } else {
+            assert!(html.contains("aes-128-gcm"), "{name}");
+            let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+            let r: ango_core::SpeedRecord =
+                serde_json::from_str(text.lines().next().unwrap()).unwrap();
+            assert_eq!(r.schema_version, 1);
+        }
+    }
+    let a = ango()
+        .arg("compare")
+        .arg(data.join("v1-speed-a"))
+        .arg(data.join("v1-speed-b"))
+        .assert()
+        .success();
+    let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(
+        out.contains("aes-128-gcm") && out.contains("chacha20-poly1305"),
+        "{out}"
     );
 }

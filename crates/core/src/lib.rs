@@ -7,6 +7,7 @@
 
 pub mod algo;
 pub mod error;
+pub mod finding;
 pub mod pk;
 pub mod record;
 pub mod results;
@@ -14,7 +15,10 @@ pub mod traits;
 
 pub use algo::{Algorithm, Hw, Kind, Operation};
 pub use error::{Error, Result};
-pub use pk::{Kem, PkAlgorithm, PkBackend, PkKind, PkOp, Signer, SizeEntry};
+pub use finding::{CaseFailure, DefectCategory, DefectMatch, Finding, Verdict};
+pub use pk::{
+    Kem, PkAlgorithm, PkBackend, PkInstance, PkKind, PkOp, Prepared, Signer, SizeEntry, Timing,
+};
 pub use record::{
     EnvInfo, PkRecord, PkSamples, Quantiles, SpeedRecord, TlsCapture, TlsRecord, TlsTcp,
     SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,

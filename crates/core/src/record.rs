@@ -4,7 +4,18 @@
 
 use serde::{Deserialize, Serialize};
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Records written before `schema_version` existed are version 1.
+fn schema_v1() -> u32 {
+    1
+}
+
+/// Public-key records written before `timing` existed timed each call
+/// with its own context: what is now `api-call`.
+fn timing_api_call() -> String {
+    "api-call".into()
+}
 
 /// One measured point of the symmetric speed study.
 ///
@@ -14,6 +25,15 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SpeedRecord {
     pub schema: u32,
+    /// The record schema's version (also in `schema`); 1 for records
+    /// written before this field existed.
+    #[serde(default = "schema_v1")]
+    pub schema_version: u32,
+    /// The exact version string of the library that was measured (ango's
+    /// own for its implementations); empty in records written before this
+    /// field existed.
+    #[serde(default)]
+    pub library_version: String,
     pub run_id: String,
     /// "speed" for this study.
     pub suite: String,
@@ -138,6 +158,15 @@ pub struct EnvInfo {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PkRecord {
     pub schema: u32,
+    /// The record schema's version (also in `schema`); 1 for records
+    /// written before this field existed.
+    #[serde(default = "schema_v1")]
+    pub schema_version: u32,
+    /// The exact version string of the library that was measured (ango's
+    /// own for its implementations); empty in records written before this
+    /// field existed.
+    #[serde(default)]
+    pub library_version: String,
     pub run_id: String,
     /// Always `pk`.
     pub suite: String,
@@ -145,6 +174,12 @@ pub struct PkRecord {
     /// `kem` or `sig`.
     pub kind: String,
     pub operation: String,
+    /// `operation` (contexts, fetched algorithms and parsed keys made before
+    /// the clock and reused, as `openssl speed` does) or `api-call` (each
+    /// call sets up for itself). `api-call` for records written before this
+    /// field existed.
+    #[serde(default = "timing_api_call")]
+    pub timing: String,
     pub backend: String,
     pub implementation: String,
     /// Calls timed and kept (after dropping the first `dropped`).
@@ -187,6 +222,9 @@ pub struct PkSamples {
     pub run_id: String,
     pub algorithm: String,
     pub operation: String,
+    /// As the record's `timing`.
+    #[serde(default = "timing_api_call")]
+    pub timing: String,
     pub backend: String,
     /// Nanoseconds per call, in the order measured.
     pub sample_ns: Vec<f64>,
@@ -282,6 +320,15 @@ pub struct TlsCapture {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TlsRecord {
     pub schema: u32,
+    /// The record schema's version (also in `schema`); 1 for records
+    /// written before this field existed.
+    #[serde(default = "schema_v1")]
+    pub schema_version: u32,
+    /// The exact version string of the library that was measured (ango's
+    /// own for its implementations); empty in records written before this
+    /// field existed.
+    #[serde(default)]
+    pub library_version: String,
     pub run_id: String,
     /// Always `tls`.
     pub suite: String,

@@ -17,6 +17,8 @@ pub const SAMPLES: &str = "samples.jsonl";
 pub const KAT: &str = "kat.jsonl";
 pub const ENV: &str = "env.json";
 pub const REPORT: &str = "report.html";
+/// One [`crate::Finding`] per line, rewritten with the report.
+pub const FINDINGS: &str = "findings.jsonl";
 
 pub struct ResultsDir {
     pub path: PathBuf,

@@ -1,7 +1,12 @@
-//! Plain-language findings drawn from a run's records, each set beside what
-//! seed 000 found. Every ratio compares medians measured in the same run.
+//! Plain findings drawn from a run's records, each a [`Finding`]: a seed's
+//! claim, the value measured here with its 95% interval, and a verdict.
+//! Every ratio compares medians measured in the same run; its interval is
+//! the conservative one from the two medians' own intervals
+//! ([`ango_harness::stats::ratio_interval`]).
 
-use ango_core::SpeedRecord;
+use ango_core::{DefectMatch, Finding, PkAlgorithm, SpeedRecord, Verdict};
+use ango_harness::stats::ratio_interval;
+use std::fmt::Write as _;
 
 struct Q<'a>(&'a [SpeedRecord]);
 
@@ -40,14 +45,42 @@ fn mbps(r: &SpeedRecord) -> f64 {
     r.bytes_per_second / 1e6
 }
 
-/// Findings for the speed study, most important first.
-pub fn speed(records: &[SpeedRecord]) -> Vec<String> {
+/// The time of `r` as (median, ci low, ci high), ns.
+fn t(r: &SpeedRecord) -> (f64, f64, f64) {
+    (r.median_ns, r.ci95_low_ns, r.ci95_high_ns)
+}
+
+/// How many times faster `fast` is than `slow` (same message size), with
+/// its interval: slow's time ÷ fast's time.
+fn speedup(fast: &SpeedRecord, slow: &SpeedRecord) -> (f64, f64, f64) {
+    ratio_interval(t(slow), t(fast))
+}
+
+/// The verdict on "the ratio exceeds `bar`": holds when the whole interval
+/// is above it, does not hold when the whole interval is at or below it.
+pub fn above(r: (f64, f64, f64), bar: f64) -> Verdict {
+    if r.1 > bar {
+        Verdict::Holds
+    } else if r.2 <= bar {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::NotMeasurable
+    }
+}
+
+fn ratio_finding(f: Finding, r: (f64, f64, f64), bar: f64) -> Finding {
+    f.value(r.0, "×").interval(r.1, r.2).verdict(above(r, bar))
+}
+
+/// Findings of the speed study (seed 000), most important first.
+pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
     let q = Q(records);
     let mut out = Vec::new();
     let Some(&big) = q.sizes().last() else {
         return out;
     };
     let op = "encrypt";
+    let new = |section: &str, claim: String| Finding::new("speed", "000", section, claim);
     for b in q.backends() {
         // AES-NI effect.
         for algo in [
@@ -62,58 +95,86 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<String> {
                 q.get(algo, &b, "on", op, big),
                 q.get(algo, &b, "off", op, big),
             ) {
-                let seed = if algo.contains("gcm") {
-                    " (seed 000: 12–15× for AES-GCM)"
+                let (claim, bar) = if algo.contains("gcm") {
+                    (
+                        format!("AES-NI and PCLMULQDQ make {algo} an order of magnitude faster (seed: 12–15×); held here if more than 5×"),
+                        5.0,
+                    )
                 } else {
-                    ""
+                    (
+                        format!(
+                            "AES-NI makes {algo} several times faster; held here if more than 2×"
+                        ),
+                        2.0,
+                    )
                 };
-                out.push(format!(
-                    "{b} {algo} at {big} B: {:.1}× slower with AES-NI and PCLMULQDQ off ({:.0} vs {:.0} MB/s){seed}.",
-                    on.bytes_per_second / off.bytes_per_second,
+                out.push(ratio_finding(new("§5.4", claim), speedup(on, off), bar).explain(format!(
+                    "{b} {algo} at {big} B, encrypt: {:.0} MB/s with hw=on against {:.0} MB/s with AES-NI and PCLMULQDQ (and VAES, VPCLMULQDQ) removed.",
                     mbps(on),
                     mbps(off)
-                ));
+                )));
             }
         }
         let c = "chacha20-poly1305";
         if let (Some(on), Some(off)) = (q.get(c, &b, "on", op, big), q.get(c, &b, "off", op, big)) {
-            let d = (off.bytes_per_second / on.bytes_per_second - 1.0) * 100.0;
-            out.push(format!(
-                "{b} {c} at {big} B: {d:+.1}% with AES-NI/PCLMULQDQ off ({:.0} vs {:.0} MB/s) — it uses neither, so the precise mask leaves it alone.",
-                mbps(off),
-                mbps(on)
-            ));
+            let r = speedup(off, on);
+            let verdict = if r.1 <= 1.1 && r.2 >= 0.9 {
+                Verdict::Holds
+            } else {
+                Verdict::DoesNotHold
+            };
+            out.push(
+                new("§5.4", format!("{c} uses neither AES-NI nor PCLMULQDQ, so removing them leaves it within 10%"))
+                    .value(r.0, "×")
+                    .interval(r.1, r.2)
+                    .verdict(verdict)
+                    .explain(format!(
+                        "{b} {c} at {big} B: {:.0} MB/s with AES-NI/PCLMULQDQ off against {:.0} MB/s on (the value is off ÷ on).",
+                        mbps(off),
+                        mbps(on)
+                    )),
+            );
         }
         if let (Some(off), Some(s0)) = (
             q.get(c, &b, "off", op, big),
             q.get(c, &b, "seed000", op, big),
         ) {
-            out.push(format!(
-                "{b} {c} at {big} B: seed 000's mask (~0x200000200000000, no ':' part) gives {:.0} MB/s against {:.0} MB/s with the precise mask (~0x200000200000000:~0x60000000000:~0:~0:~0): {:.2}×. Without a ':' part OpenSSL also clears its extended word (AVX2, BMI2, ADX, VAES), which is why the seed saw ChaCha20-Poly1305 'speed up with AES-NI' on AVX2 machines.",
-                mbps(s0),
-                mbps(off),
-                off.bytes_per_second / s0.bytes_per_second
-            ));
+            out.push(
+                ratio_finding(
+                    new("§5.4", format!("seed 000's mask (~0x200000200000000, no ':' part) slows {c}, which the seed read as '{c} speeds up with AES-NI'")),
+                    speedup(off, s0),
+                    1.05,
+                )
+                .explain(format!(
+                    "{b} {c} at {big} B: {:.0} MB/s under seed 000's mask against {:.0} MB/s under the precise mask (~0x200000200000000:~0x60000000000:~0:~0:~0). Without a ':' part OpenSSL also clears its extended word (AVX2, BMI2, ADX, VAES).",
+                    mbps(s0),
+                    mbps(off)
+                )),
+            );
         }
         for hw in ["on", "off", "seed000"] {
             if let (Some(g), Some(cp)) = (
                 q.get("aes-128-gcm", &b, hw, op, big),
                 q.get(c, &b, hw, op, big),
             ) {
-                let r = g.bytes_per_second / cp.bytes_per_second;
-                let seed = match hw {
-                    "on" => "seed 000: AES-GCM wins 1.4–3× with AES-NI",
-                    _ => "seed 000: ChaCha20-Poly1305 wins 3–5× without AES-NI",
-                };
-                let text = if r >= 1.0 {
-                    format!("AES-128-GCM is {r:.2}× faster than ChaCha20-Poly1305")
+                let (claim, r) = if hw == "on" {
+                    (
+                        "with AES-NI, AES-128-GCM is faster than ChaCha20-Poly1305 (seed: 1.4–3×)",
+                        speedup(g, cp),
+                    )
                 } else {
-                    format!(
-                        "ChaCha20-Poly1305 is {:.2}× faster than AES-128-GCM",
-                        1.0 / r
+                    (
+                        "without AES-NI, ChaCha20-Poly1305 is faster than AES-128-GCM (seed: 3–5×)",
+                        speedup(cp, g),
                     )
                 };
-                out.push(format!("{b} hw={hw} at {big} B: {text} ({seed})."));
+                out.push(
+                    ratio_finding(new("§5.4", claim.into()), r, 1.0).explain(format!(
+                    "{b} hw={hw} at {big} B: AES-128-GCM {:.0} MB/s, ChaCha20-Poly1305 {:.0} MB/s.",
+                    mbps(g),
+                    mbps(cp)
+                )),
+                );
             }
         }
         for (ccm, ctr) in [
@@ -121,15 +182,19 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<String> {
             ("aes-256-ccm", "aes-256-ctr"),
         ] {
             for hw in ["on", "off"] {
-                if let (Some(m), Some(t)) =
+                if let (Some(m), Some(tr)) =
                     (q.get(ccm, &b, hw, op, big), q.get(ctr, &b, hw, op, big))
                 {
-                    out.push(format!(
-                        "{b} hw={hw} at {big} B: {ccm} runs at {:.2}× the time of {ctr} ({:.0} vs {:.0} MB/s) — CCM is CTR plus a CBC-MAC over the message, measured here one whole message per operation (seed 000 §5.3.3: `openssl speed` timed CCM with one Init per many Updates).",
-                        t.bytes_per_second / m.bytes_per_second,
+                    out.push(ratio_finding(
+                        new("§5.3.3", format!("{ccm}, timed one whole message per operation, takes longer than {ctr} (CCM is CTR plus a CBC-MAC over the message)")),
+                        speedup(tr, m),
+                        1.0,
+                    ).explain(format!(
+                        "{b} hw={hw} at {big} B: {ccm} runs at {:.2}× the time of {ctr} ({:.0} vs {:.0} MB/s); seed 000 §5.3.3 found `openssl speed` timing CCM with one Init per many Updates.",
+                        tr.bytes_per_second / m.bytes_per_second,
                         mbps(m),
-                        mbps(t)
-                    ));
+                        mbps(tr)
+                    )));
                 }
             }
         }
@@ -137,44 +202,90 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<String> {
             q.get(c, &b, "on", op, big),
             q.get("chacha20", &b, "on", op, big),
         ) {
-            out.push(format!(
-                "{b} hw=on at {big} B: adding Poly1305 costs {:.0}% of ChaCha20's throughput ({:.0} vs {:.0} MB/s; seed 000 §5.4: about 30%).",
-                (1.0 - cp.bytes_per_second / cc.bytes_per_second) * 100.0,
-                mbps(cp),
-                mbps(cc)
-            ));
+            // Share of ChaCha20's throughput lost: 1 - cc_time / cp_time.
+            let r = ratio_interval(t(cc), t(cp));
+            let cost = |x: f64| (1.0 - x) * 100.0;
+            let (v, lo, hi) = (cost(r.0), cost(r.2), cost(r.1));
+            let verdict = if lo >= 15.0 && hi <= 45.0 {
+                Verdict::Holds
+            } else if hi < 15.0 || lo > 45.0 {
+                Verdict::DoesNotHold
+            } else {
+                Verdict::NotMeasurable
+            };
+            out.push(
+                new("§5.4", "adding Poly1305 costs about 30% of ChaCha20's throughput (held here if 15–45%)".into())
+                    .value(v, "%")
+                    .interval(lo, hi)
+                    .verdict(verdict)
+                    .explain(format!(
+                        "{b} hw=on at {big} B: ChaCha20-Poly1305 {:.0} MB/s against ChaCha20 {:.0} MB/s.",
+                        mbps(cp),
+                        mbps(cc)
+                    )),
+            );
         }
     }
     let backends = q.backends();
     if backends.len() > 1 {
         for algo in ["aes-128-gcm", "chacha20-poly1305", "aes-128-ccm"] {
-            let v: Vec<(String, f64)> = backends
+            let v: Vec<&SpeedRecord> = backends
                 .iter()
-                .filter_map(|b| q.get(algo, b, "on", op, big).map(|r| (b.clone(), mbps(r))))
+                .filter_map(|b| q.get(algo, b, "on", op, big))
                 .collect();
+            let (Some(fast), Some(slow)) = (
+                v.iter()
+                    .max_by(|x, y| x.bytes_per_second.total_cmp(&y.bytes_per_second)),
+                v.iter()
+                    .min_by(|x, y| x.bytes_per_second.total_cmp(&y.bytes_per_second)),
+            ) else {
+                continue;
+            };
             if v.len() > 1 {
-                let parts: Vec<String> =
-                    v.iter().map(|(b, m)| format!("{b} {m:.0} MB/s")).collect();
-                out.push(format!(
-                    "{algo} hw=on at {big} B by backend: {}.",
-                    parts.join(", ")
-                ));
+                let parts: Vec<String> = v
+                    .iter()
+                    .map(|r| format!("{} {:.0} MB/s", r.backend, mbps(r)))
+                    .collect();
+                out.push(
+                    ratio_finding(
+                        Finding::new(
+                            "speed",
+                            "ango",
+                            "",
+                            format!(
+                                "{} is the fastest {algo} here, ahead of {}",
+                                fast.backend, slow.backend
+                            ),
+                        ),
+                        speedup(fast, slow),
+                        1.0,
+                    )
+                    .explain(format!(
+                        "hw=on at {big} B by backend: {}.",
+                        parts.join(", ")
+                    )),
+                );
             }
         }
     }
     let noisy = records.iter().filter(|r| r.noisy).count();
     if noisy > 0 {
-        out.push(format!(
-            "{noisy} of {} points were noisy (robust CV above 5%); their medians are still shown, marked '~' in tables.",
-            records.len()
-        ));
+        out.push(
+            Finding::new("speed", "ango", "", "every point is steady (robust CV at most 5%)")
+                .value(noisy as f64, "noisy points")
+                .verdict(Verdict::DoesNotHold)
+                .explain(format!(
+                    "{noisy} of {} points were noisy (robust CV above 5%) after their re-measurements; their medians are still shown, marked '~' in tables.",
+                    records.len()
+                )),
+        );
     }
     out
 }
 
 /// Findings of the latency study (seed 001): where each implementation
 /// overtakes the portable variant of ango's own code.
-pub fn latency(records: &[SpeedRecord]) -> Vec<String> {
+pub fn latency(records: &[SpeedRecord]) -> Vec<Finding> {
     use std::collections::BTreeMap;
     let mut out = Vec::new();
     let mut algos: Vec<&str> = records.iter().map(|r| r.algorithm.as_str()).collect();
@@ -233,17 +344,129 @@ pub fn latency(records: &[SpeedRecord]) -> Vec<String> {
             } else {
                 "no faster"
             };
-            let text = match cross {
-                Some(c) if c == s0 => format!("{label} is faster than {base} at every length measured ({s0} B: {m0:.1} vs {b0:.1} ns)"),
-                Some(c) => format!(
+            let (text, verdict) = match cross {
+                Some(c) if c == s0 => (format!("{label} is faster than {base} at every length measured ({s0} B: {m0:.1} vs {b0:.1} ns)"), Verdict::DoesNotHold),
+                Some(c) => (format!(
                     "{label} is {short} than {base} at {s0} B ({m0:.1} vs {b0:.1} ns) and faster from {c} B on"
-                ),
-                None => format!("{label} never stays faster than {base} up to the longest length measured"),
+                ), Verdict::Holds),
+                None => (format!("{label} never stays faster than {base} up to the longest length measured"), Verdict::DoesNotHold),
             };
-            out.push(format!("{algo}: {text}."));
+            let mut f = Finding::new(
+                "latency",
+                "001",
+                "Table 1",
+                format!("{algo}: {label} loses to the simple {base} on short messages and wins on long ones"),
+            )
+            .verdict(verdict)
+            .explain(format!("{algo}: {text}."));
+            if let Some(c) = cross {
+                f = f.value(c as f64, "B (crossover)");
+            }
+            out.push(f);
         }
     }
     out
+}
+
+/// A known library defect as a finding of ango's own: the pair fails
+/// verification and is never timed.
+pub fn defect(backend: &str, algorithm: &str, m: &DefectMatch) -> Finding {
+    Finding::new(
+        "verify",
+        "ango",
+        "",
+        format!("{backend} {algorithm} passes verification"),
+    )
+    .value(m.cases.len() as f64, "failing cases")
+    .verdict(Verdict::DoesNotHold)
+    .explain(format!(
+        "{} [{}: {}; {}]. Never timed. Cases: {}.",
+        m.description,
+        m.category.name(),
+        m.id,
+        m.citation,
+        ango_core::finding::short_cases(&m.cases)
+    ))
+}
+
+/// The known library defects recorded in a run's events (`pk_check` events
+/// with matches), as findings, in the order met.
+pub fn defects_in_events(events: &[serde_json::Value]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for e in events.iter().filter(|e| e["type"] == "pk_check") {
+        let (Some(b), Some(a)) = (e["backend"].as_str(), e["algorithm"].as_str()) else {
+            continue;
+        };
+        if PkAlgorithm::parse(a).is_err() {
+            continue;
+        }
+        let known: Vec<DefectMatch> =
+            serde_json::from_value(e["known"].clone()).unwrap_or_default();
+        out.extend(known.iter().map(|m| defect(b, a, m)));
+    }
+    out
+}
+
+/// Every finding of a run, as `findings.jsonl` holds them: the known
+/// library defects first, then the speed, latency and public-key studies'.
+pub fn of_run(d: &crate::html::ReportData) -> Vec<Finding> {
+    let (lat, spd): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
+        .records
+        .iter()
+        .cloned()
+        .partition(|r| r.suite == "latency");
+    let mut out = defects_in_events(&d.events);
+    out.extend(speed(&spd));
+    out.extend(latency(&lat));
+    out.extend(crate::pk::findings(&d.pk_records));
+    out
+}
+
+/// Findings as terminal lines: `[holds] claim: value — explanation`.
+pub fn text(findings: &[Finding]) -> String {
+    let mut s = String::new();
+    for f in findings {
+        let _ = writeln!(
+            s,
+            "- [{}] {} ({}){}: {}",
+            f.verdict,
+            f.claim,
+            f.source(),
+            if f.value.is_some() {
+                format!(" — {}", f.value_text())
+            } else {
+                String::new()
+            },
+            f.explanation
+        );
+    }
+    s
+}
+
+/// Findings as an HTML table (verdict, claim, source, value, what was
+/// measured).
+pub fn html(findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return String::new();
+    }
+    let e = crate::svg::escape;
+    let mut s = String::from(
+        "<table class=\"findings\"><tr><th>verdict</th><th>claim</th><th>source</th><th>measured here (95% interval)</th><th>what was measured</th></tr>",
+    );
+    for f in findings {
+        let _ = write!(
+            s,
+            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            f.verdict,
+            f.verdict,
+            e(&f.claim),
+            e(&f.source()),
+            e(&f.value_text()),
+            e(&f.explanation)
+        );
+    }
+    s.push_str("</table>");
+    s
 }
 
 #[cfg(test)]
@@ -263,7 +486,17 @@ mod tests {
         }))
         .unwrap();
         r.bytes_per_second = bps;
+        r.median_ns = 16384.0 / bps * 1e9;
+        r.ci95_low_ns = r.median_ns;
+        r.ci95_high_ns = r.median_ns;
         r
+    }
+
+    #[test]
+    fn verdicts_follow_the_interval() {
+        assert_eq!(above((3.0, 2.5, 3.5), 2.0), Verdict::Holds);
+        assert_eq!(above((1.8, 1.5, 1.9), 2.0), Verdict::DoesNotHold);
+        assert_eq!(above((2.1, 1.9, 2.3), 2.0), Verdict::NotMeasurable);
     }
 
     #[test]
@@ -274,11 +507,25 @@ mod tests {
             rec("aes-128-ccm", "on", 1e9),
             rec("aes-128-ctr", "on", 4e9),
         ];
-        let f = speed(&rs).join("\n");
-        assert!(f.contains("aes-128-gcm at 16384 B: 8.0× slower"), "{f}");
+        let fs = speed(&rs);
+        let gcm = fs
+            .iter()
+            .find(|f| f.claim.contains("aes-128-gcm an order of magnitude"))
+            .unwrap();
+        assert_eq!(gcm.value, Some(8.0));
+        assert_eq!(gcm.verdict, Verdict::Holds);
+        let ccm = fs.iter().find(|f| f.section == "§5.3.3").unwrap();
+        assert_eq!(ccm.value, Some(4.0));
         assert!(
-            f.contains("aes-128-ccm runs at 4.00× the time of aes-128-ctr"),
-            "{f}"
+            ccm.explanation
+                .contains("aes-128-ccm runs at 4.00× the time of aes-128-ctr"),
+            "{}",
+            ccm.explanation
+        );
+        let txt = text(&fs);
+        assert!(
+            txt.contains("[holds]") && txt.contains("seed 000 §5.4"),
+            "{txt}"
         );
     }
 }

@@ -27,7 +27,9 @@ const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;
 table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}.noisy{background:#fff3cd}\
 .fail{background:#f8d7da}.ok{background:#d4edda}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}\
-figure{margin:1em 0}figcaption{font-size:12px;color:#555}li{margin:.25em 0}";
+figure{margin:1em 0}figcaption{font-size:12px;color:#555}li{margin:.25em 0}\
+tr.holds td:first-child{background:#d4edda}tr.does-not-hold td:first-child{background:#f8d7da}\
+tr.not-measurable td:first-child{background:#eee}h2.defects{color:#842029}";
 
 fn algo_index(name: &str) -> usize {
     Algorithm::parse(name)
@@ -372,11 +374,8 @@ fn latency_section(records: &[SpeedRecord]) -> String {
     if records.is_empty() {
         return String::new();
     }
-    let mut out = String::from("<h2>Latency study (seed 001)</h2><p>Nanoseconds per message at each length, median with its 95% confidence interval (bands in the charts), every implementation in one run.</p><ul>");
-    for f in crate::findings::latency(records) {
-        let _ = write!(out, "<li>{}</li>", escape(&f));
-    }
-    out.push_str("</ul>");
+    let mut out = String::from("<h2>Latency study (seed 001)</h2><p>Nanoseconds per message at each length, median with its 95% confidence interval (bands in the charts), every implementation in one run.</p>");
+    out.push_str(&crate::findings::html(&crate::findings::latency(records)));
     let label = |r: &SpeedRecord| {
         if r.backend == "ango" {
             format!("ango {}", r.implementation)
@@ -497,13 +496,15 @@ pub fn render(d: &ReportData) -> String {
     for n in &d.notes {
         let _ = write!(out, "<p class=\"noisy\">{}</p>", escape(n));
     }
+    let defects = crate::findings::defects_in_events(&d.events);
+    if !defects.is_empty() {
+        out.push_str("<h2 class=\"defects\">Known library defects: never timed</h2><p>These pairs failed verification in this run for reasons listed in <code>vectors/known-defects.toml</code>; each failing case id is given.</p>");
+        out.push_str(&crate::findings::html(&defects));
+    }
     let f = crate::findings::speed(&d.records);
     if !f.is_empty() {
-        out.push_str("<h2>Findings</h2><ul>");
-        for x in f {
-            let _ = write!(out, "<li>{}</li>", escape(&x));
-        }
-        out.push_str("</ul>");
+        out.push_str("<h2>Findings</h2>");
+        out.push_str(&crate::findings::html(&f));
     }
     if !d.records.is_empty() {
         out.push_str("<h2>Charts</h2>");

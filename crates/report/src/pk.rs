@@ -4,7 +4,7 @@
 
 use crate::formats::Format;
 use crate::svg::escape;
-use ango_core::{PkAlgorithm, PkRecord, PkSamples};
+use ango_core::{Finding, PkAlgorithm, PkRecord, PkSamples, Verdict};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -29,6 +29,65 @@ fn order(r: &PkRecord) -> (usize, String, usize) {
         .position(|o| *o == r.operation)
         .unwrap_or(9);
     (a, r.backend.clone(), op)
+}
+
+/// The records tables show: those timed `operation` when there are any
+/// (records written before `timing` existed are all `api-call`).
+pub fn shown(records: &[PkRecord]) -> Vec<PkRecord> {
+    let op: Vec<PkRecord> = records
+        .iter()
+        .filter(|r| r.timing == "operation")
+        .cloned()
+        .collect();
+    if op.is_empty() {
+        records.to_vec()
+    } else {
+        op
+    }
+}
+
+/// What the two timings mean, for the terminal and the report.
+pub const TIMING_NOTE: &str = "Each operation is timed two ways. operation: contexts, fetched \
+algorithms and parsed keys are made before the clock and reused, and only the operation is timed \
+(as openssl speed and liboqs' speed_kem do). api-call: each call sets up for itself (OpenSSL: a \
+new EVP_PKEY_CTX with its implicit algorithm fetch, the public key exported after key generation) \
+as a program that sets up per call pays. Tables show operation; the last table compares the two. \
+Which one is used can decide a comparison such as seed 003's 'ML-KEM is faster than X25519'.";
+
+/// Operation against api-call per (algorithm, operation, backend): both
+/// medians and the api-call overhead; empty unless both were measured.
+pub fn timing_table(records: &[PkRecord]) -> String {
+    let mut out = String::new();
+    for r in sorted(records)
+        .into_iter()
+        .filter(|r| r.timing == "operation")
+    {
+        let Some(api) = records.iter().find(|x| {
+            x.timing == "api-call"
+                && x.algorithm == r.algorithm
+                && x.operation == r.operation
+                && x.backend == r.backend
+        }) else {
+            continue;
+        };
+        if out.is_empty() {
+            let _ = writeln!(
+                out,
+                "Operation against api-call timing (medians)\n{:<34} {:<7} {:>12} {:>12} {:>9}",
+                "algorithm [backend]", "op", "operation", "api-call", "api ÷ op"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{:<34} {:<7} {:>12} {:>12} {:>8.2}×",
+            label(r),
+            r.operation,
+            fmt_ns(r.median_ns),
+            fmt_ns(api.median_ns),
+            api.median_ns / r.median_ns
+        );
+    }
+    out
 }
 
 fn sorted(records: &[PkRecord]) -> Vec<&PkRecord> {
@@ -166,6 +225,7 @@ const CSV_FIELDS: &[&str] = &[
     "algorithm",
     "kind",
     "operation",
+    "timing",
     "backend",
     "implementation",
     "iterations",
@@ -244,10 +304,17 @@ fn markdown(records: &[PkRecord]) -> String {
 pub fn render(records: &[PkRecord], format: Format) -> String {
     match format {
         Format::Table => {
+            let all = records;
+            let records = &shown(all);
             let mut s = seed_tables(records);
             s.push_str(&full_table(records));
             s.push('\n');
             s.push_str(&sizes_table(records));
+            let t = timing_table(all);
+            if !t.is_empty() {
+                s.push('\n');
+                s.push_str(&t);
+            }
             s
         }
         Format::Json => {
@@ -256,7 +323,7 @@ pub fn render(records: &[PkRecord], format: Format) -> String {
             s
         }
         Format::Csv => csv(records),
-        Format::Md => markdown(records),
+        Format::Md => markdown(&shown(records)),
     }
 }
 
@@ -266,31 +333,68 @@ fn find<'a>(records: &'a [PkRecord], algo: &str, op: &str, backend: &str) -> Opt
         .find(|r| r.algorithm == algo && r.operation == op && r.backend == backend)
 }
 
-/// Seed 003's findings, checked against these records (per backend).
-pub fn findings(records: &[PkRecord]) -> Vec<String> {
+/// Seed 003's findings, checked against these records (per backend), on
+/// the `operation` timing when it was measured.
+pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
+    use crate::findings::above;
+    use ango_harness::stats::ratio_interval;
+    let records = &shown(all);
+    let t = |r: &PkRecord| (r.median_ns, r.ci95_low_ns, r.ci95_high_ns);
+    // The same ratio with api-call timing, when it was measured too.
+    let api = |algo: &str, op: &str, b: &str| {
+        all.iter().find(|r| {
+            r.timing == "api-call" && r.algorithm == algo && r.operation == op && r.backend == b
+        })
+    };
     let mut out = Vec::new();
     let mut backends: Vec<&str> = records.iter().map(|r| r.backend.as_str()).collect();
     backends.sort();
     backends.dedup();
     for b in backends {
         for op in ["keygen", "encaps"] {
-            if let Some(x) = find(records, "x25519", op, b) {
-                let faster: Vec<String> = ["ml-kem-512", "ml-kem-768", "ml-kem-1024"]
-                    .iter()
-                    .filter_map(|k| find(records, k, op, b))
-                    .map(|m| format!("{} {:.2}×", m.algorithm, x.median_ns / m.median_ns))
-                    .collect();
-                if !faster.is_empty() {
-                    let all = ["ml-kem-512", "ml-kem-768", "ml-kem-1024"]
-                        .iter()
-                        .filter_map(|k| find(records, k, op, b))
-                        .all(|m| m.median_ns < x.median_ns);
-                    out.push(format!(
-                        "[{b}] ML-KEM {op} {} X25519 (X25519's median ÷ ML-KEM's: {}); seed 003 found ML-KEM faster.",
-                        if all { "is faster than" } else { "is NOT always faster than" },
-                        faster.join(", ")
-                    ));
-                }
+            let Some(x) = find(records, "x25519", op, b) else {
+                continue;
+            };
+            for m in ["ml-kem-512", "ml-kem-768", "ml-kem-1024"]
+                .iter()
+                .filter_map(|k| find(records, k, op, b))
+            {
+                let r = ratio_interval(t(x), t(m));
+                let other = match (api("x25519", op, b), api(&m.algorithm, op, b)) {
+                    (Some(xa), Some(ma)) if x.timing == "operation" => {
+                        let ra = ratio_interval(t(xa), t(ma));
+                        format!(
+                            " With api-call timing the ratio is {:.2} ({:.2}–{:.2}){}.",
+                            ra.0,
+                            ra.1,
+                            ra.2,
+                            if above(ra, 1.0) == above(r, 1.0) {
+                                ""
+                            } else {
+                                ": the verdict depends on the timing"
+                            }
+                        )
+                    }
+                    _ => String::new(),
+                };
+                out.push(
+                    Finding::new(
+                        "pk",
+                        "003",
+                        "§4-1",
+                        format!("{} {op} is faster than X25519's", m.algorithm),
+                    )
+                    .value(r.0, "×")
+                    .interval(r.1, r.2)
+                    .verdict(above(r, 1.0))
+                    .explain(format!(
+                        "{b}, timing {}: X25519's median ÷ {}'s = {} ÷ {}.{other}",
+                        m.timing,
+                        m.algorithm,
+                        fmt_ns(x.median_ns),
+                        fmt_ns(m.median_ns)
+                    )),
+                );
             }
         }
         let cv = |a: &str, op: &str| find(records, a, op, b).map(|r| r.robust_cv);
@@ -303,17 +407,24 @@ pub fn findings(records: &[PkRecord]) -> Vec<String> {
                 .map(|r| r.robust_cv)
                 .collect();
             if let Some(max_other) = others.iter().cloned().reduce(f64::max) {
-                out.push(format!(
-                    "[{b}] RSA key generation's robust CV is {:.2} (RSA-2048) and {:.2} (RSA-3072); the largest of the other algorithms' key generation is {:.2}{}",
-                    r2,
-                    r3,
-                    max_other,
-                    if r2.min(r3) > 3.0 * max_other {
-                        ": far above, as seed 003 found."
+                let ratio = r2.min(r3) / max_other;
+                out.push(
+                    Finding::new(
+                        "pk",
+                        "003",
+                        "§4-2",
+                        "RSA key generation varies far more than any other key generation (held here if its robust CV is over 3× the largest other)",
+                    )
+                    .value(ratio, "×")
+                    .verdict(if ratio > 3.0 {
+                        Verdict::Holds
                     } else {
-                        ": NOT far above the others here."
-                    }
-                ));
+                        Verdict::DoesNotHold
+                    })
+                    .explain(format!(
+                        "{b}: robust CV {r2:.2} (RSA-2048) and {r3:.2} (RSA-3072); the largest of the other algorithms' key generation is {max_other:.2}."
+                    )),
+                );
             }
         }
         if let (Some(s), Some(v)) = (
@@ -321,18 +432,28 @@ pub fn findings(records: &[PkRecord]) -> Vec<String> {
             find(records, "ml-dsa-44", "verify", b),
         ) {
             let tail = |r: &PkRecord| r.p99_ns / r.median_ns;
-            out.push(format!(
-                "[{b}] ML-DSA-44 signing: p99 ÷ median {:.2}, robust CV {:.3}; verification: p99 ÷ median {:.2}, robust CV {:.3}: signing's upper tail is {} (seed 003: signing has the long upper tail).",
-                tail(s),
-                s.robust_cv,
-                tail(v),
-                v.robust_cv,
-                if tail(s) > tail(v) && s.robust_cv > v.robust_cv {
-                    "heavier"
+            let heavier = tail(s) > tail(v) && s.robust_cv > v.robust_cv;
+            out.push(
+                Finding::new(
+                    "pk",
+                    "003",
+                    "§4-2",
+                    "ML-DSA-44 signing has a longer upper tail than verification (rejection sampling)",
+                )
+                .value(tail(s) / tail(v), "× (p99 ÷ median, sign over verify)")
+                .verdict(if heavier {
+                    Verdict::Holds
                 } else {
-                    "NOT heavier"
-                }
-            ));
+                    Verdict::DoesNotHold
+                })
+                .explain(format!(
+                    "{b}: signing p99 ÷ median {:.2}, robust CV {:.3}; verification p99 ÷ median {:.2}, robust CV {:.3}.",
+                    tail(s),
+                    s.robust_cv,
+                    tail(v),
+                    v.robust_cv
+                )),
+            );
         }
     }
     out
@@ -344,18 +465,19 @@ fn html_table(text: &str) -> String {
 
 /// The report's public-key section: findings, seed 003's tables, the full
 /// statistics, sizes, and a distribution chart per operation.
-pub fn html_section(records: &[PkRecord], samples: &[PkSamples]) -> String {
-    if records.is_empty() {
+pub fn html_section(all: &[PkRecord], samples: &[PkSamples]) -> String {
+    if all.is_empty() {
         return String::new();
     }
+    let records = &shown(all);
     let mut out = String::from("<h2>Public-key study (seed 003 §4-1, §4-2)</h2>");
-    let f = findings(records);
+    if all.iter().any(|r| r.timing == "operation") {
+        let _ = write!(out, "<p>{}</p>", escape(TIMING_NOTE));
+    }
+    let f = findings(all);
     if !f.is_empty() {
-        out.push_str("<h3>Findings</h3><ul>");
-        for x in f {
-            let _ = write!(out, "<li>{}</li>", escape(&x));
-        }
-        out.push_str("</ul>");
+        out.push_str("<h3>Findings</h3>");
+        out.push_str(&crate::findings::html(&f));
     }
     if let Some(n) = records.iter().find_map(|r| r.note.as_ref()) {
         let _ = write!(out, "<p>{}</p>", escape(n));
@@ -375,6 +497,7 @@ pub fn html_section(records: &[PkRecord], samples: &[PkSamples]) -> String {
                         s.run_id == r.run_id
                             && s.algorithm == r.algorithm
                             && s.operation == r.operation
+                            && s.timing == r.timing
                             && s.backend == r.backend
                     })
                     .map(|s| (r, s))
@@ -390,6 +513,11 @@ pub fn html_section(records: &[PkRecord], samples: &[PkSamples]) -> String {
     out.push_str(&html_table(&full_table(records)));
     out.push_str("<h3>Sizes</h3>");
     out.push_str(&html_table(&sizes_table(records)));
+    let t = timing_table(all);
+    if !t.is_empty() {
+        out.push_str("<h3>Operation against api-call timing</h3>");
+        out.push_str(&html_table(&t));
+    }
     out
 }
 
@@ -506,6 +634,9 @@ mod tests {
     fn rec(algo: &str, op: &str, median: f64, cv: f64, p99: f64) -> PkRecord {
         PkRecord {
             schema: 1,
+            schema_version: 1,
+            library_version: String::new(),
+            timing: "operation".into(),
             run_id: "t".into(),
             suite: "pk".into(),
             algorithm: algo.into(),
@@ -554,15 +685,26 @@ mod tests {
             rec("ml-dsa-44", "sign", 50_000.0, 0.7, 200_000.0),
             rec("ml-dsa-44", "verify", 20_000.0, 0.02, 22_000.0),
         ];
-        let f = findings(&v).join("\n");
-        assert!(f.contains("ML-KEM keygen is faster than X25519"), "{f}");
-        assert!(f.contains("far above, as seed 003 found"), "{f}");
-        assert!(f.contains("upper tail is heavier"), "{f}");
+        let verdicts = |v: &[PkRecord]| -> Vec<(String, Verdict)> {
+            findings(v)
+                .into_iter()
+                .map(|f| (f.claim, f.verdict))
+                .collect()
+        };
+        let f = verdicts(&v);
+        assert_eq!(f.len(), 3, "{f:?}");
+        assert!(f.iter().all(|(_, v)| *v == Verdict::Holds), "{f:?}");
+        assert!(
+            f[0].0.contains("ml-kem-768 keygen is faster than X25519"),
+            "{f:?}"
+        );
         v[1].median_ns = 40_000.0;
+        v[1].ci95_low_ns = 39_000.0;
+        v[1].ci95_high_ns = 41_000.0;
         v[2].robust_cv = 0.05;
-        let f = findings(&v).join("\n");
-        assert!(f.contains("is NOT always faster"), "{f}");
-        assert!(f.contains("NOT far above"), "{f}");
+        let f = verdicts(&v);
+        assert_eq!(f[0].1, Verdict::DoesNotHold, "{f:?}");
+        assert_eq!(f[1].1, Verdict::DoesNotHold, "{f:?}");
     }
 
     #[test]

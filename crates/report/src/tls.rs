@@ -983,6 +983,8 @@ mod tests {
             .collect();
         TlsRecord {
             schema: 1,
+            schema_version: 1,
+            library_version: String::new(),
             run_id: "t".into(),
             suite: "tls".into(),
             group: group.into(),

@@ -3,7 +3,9 @@
 //! object per line.
 
 use ango_core::record::SampleSet;
-use ango_core::{Algorithm, Hw, PkAlgorithm, PkRecord, PkSamples, Result, SpeedRecord};
+use ango_core::{
+    Algorithm, DefectMatch, Hw, PkAlgorithm, PkRecord, PkSamples, Result, SpeedRecord,
+};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 
@@ -35,13 +37,25 @@ pub enum Event {
     Error {
         message: String,
     },
-    /// Checks of one public-key (backend, algorithm), before timing.
+    /// Checks of one public-key (backend, algorithm), before timing. The
+    /// pair is timed only when `ok` (nothing failed).
     PkCheck {
         backend: String,
         algorithm: PkAlgorithm,
         ok: bool,
         summary: String,
+        /// Failures no known library defect explains.
         failures: Vec<String>,
+        /// The library's exact version string.
+        #[serde(default)]
+        version: String,
+        /// Known library defects that explain the other failures, each with
+        /// every failing case id.
+        #[serde(default)]
+        known: Vec<DefectMatch>,
+        /// Known defects of this library version that did not reproduce.
+        #[serde(default)]
+        not_reproduced: Vec<String>,
     },
     /// One measured public-key point, with every kept call's time.
     PkPoint {

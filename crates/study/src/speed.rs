@@ -585,6 +585,8 @@ fn to_record(
     let (time, _) = ango_core::results::utc_now();
     let record = SpeedRecord {
         schema: SCHEMA_VERSION,
+        schema_version: SCHEMA_VERSION,
+        library_version: b.version(),
         run_id: spec.run_id.clone(),
         suite: spec.suite.clone(),
         algorithm: a.name().into(),

@@ -371,6 +371,8 @@ pub fn run(
             let ca_der = certs::der_len(&ca.cert) as u64;
             let rec = TlsRecord {
                 schema: ango_core::SCHEMA_VERSION,
+                schema_version: ango_core::SCHEMA_VERSION,
+                library_version: openssl::version::version().to_string(),
                 run_id: spec.run_id.clone(),
                 suite: SUITE.into(),
                 group: group.name().into(),

@@ -2,8 +2,10 @@
 //! every backend of an algorithm agrees with every other.
 
 pub mod cross;
+pub mod defects;
 pub mod differential;
 pub mod kat;
+pub mod pk;
 pub mod vectors;
 pub mod wycheproof;
 pub mod wycheproof_pk;

@@ -291,6 +291,8 @@ pub struct Outcome {
     /// Tests the backend cannot run (it lacks the import the test needs).
     pub unsupported: usize,
     pub failures: Vec<String>,
+    /// The tcId of each entry of `failures`.
+    pub failed_ids: Vec<u64>,
 }
 
 /// Run every case of `algo` in `file` against backend `b`.
@@ -362,6 +364,7 @@ pub fn run(b: &dyn PkBackend, algo: PkAlgorithm, file: &PkFile) -> Outcome {
             o.passed += 1;
         } else {
             o.failed += 1;
+            o.failed_ids.push(c.tc_id);
             o.failures.push(if c.flags.is_empty() {
                 format!("tcId {} ({})", c.tc_id, c.result)
             } else {

@@ -5,7 +5,7 @@
 //! message itself; OpenSSL's ML-DSA and SLH-DSA signing is hedged), ECDSA
 //! P-256 and RSASSA-PSS with SHA-256.
 
-use ango_core::pk::{Kem, PkAlgorithm, PkBackend, Signer, SizeEntry};
+use ango_core::pk::{Kem, PkAlgorithm, PkBackend, PkOp, Prepared, Signer, SizeEntry};
 use ango_core::{Error, Result, Unavailable};
 use foreign_types::{ForeignType, ForeignTypeRef};
 use openssl::derive::Deriver;
@@ -354,6 +354,23 @@ impl Kem for OsslKem {
         Ok(pk)
     }
 
+    fn prepare(&mut self, op: PkOp, ct: &[u8]) -> Result<Option<Prepared<'_>>> {
+        let x = self.algo == PkAlgorithm::X25519;
+        let peer = || {
+            self.peer
+                .as_ref()
+                .ok_or_else(|| err("no peer key (set_peer first)"))
+        };
+        Ok(Some(match op {
+            PkOp::Keygen => prepared::keygen(self.algo)?,
+            PkOp::Encaps if x => prepared::x25519_encaps(peer()?)?,
+            PkOp::Encaps => prepared::encaps(peer()?)?,
+            PkOp::Decaps if x => prepared::x25519_decaps(self.key()?, ct)?,
+            PkOp::Decaps => prepared::decaps(self.key()?, ct)?,
+            _ => return Err(err(format!("{op} is not a KEM operation"))),
+        }))
+    }
+
     fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
         let k = if self.algo == PkAlgorithm::X25519 {
             PKey::private_key_from_raw_bytes(sk, Id::X25519).map_err(err)?
@@ -506,6 +523,21 @@ impl Signer for OsslSig {
             "raw"
         }
     }
+
+    fn prepare(&mut self, op: PkOp, msg: &[u8], sig: &[u8]) -> Result<Option<Prepared<'_>>> {
+        Ok(Some(match op {
+            PkOp::Keygen => prepared::keygen(self.algo)?,
+            PkOp::Sign => prepared::sign(self.algo, self.key()?, msg)?,
+            PkOp::Verify => {
+                let p = self
+                    .peer
+                    .as_ref()
+                    .ok_or_else(|| err("no peer key (set_peer first)"))?;
+                prepared::verify(self.algo, p, msg, sig)?
+            }
+            _ => return Err(err(format!("{op} is not a signature operation"))),
+        }))
+    }
 }
 
 impl PkBackend for OpenSslPk {
@@ -583,9 +615,297 @@ impl PkBackend for OpenSslPk {
     }
 }
 
+/// `timing: operation` for OpenSSL: the contexts `openssl speed` keeps
+/// across calls, made once here.
+mod prepared {
+    use super::*;
+    use ango_core::pk::Prepared;
+    use openssl::nid::Nid;
+
+    /// A key-generation context for `a` with its parameters set (RSA bits,
+    /// the P-256 group): EVP_PKEY_keygen alone is timed.
+    pub fn keygen(a: PkAlgorithm) -> Result<Prepared<'static>> {
+        let mut ctx = match a {
+            PkAlgorithm::Rsa2048 | PkAlgorithm::Rsa3072 => {
+                let mut c = keygen_ctx("RSA").map_err(err)?;
+                c.set_rsa_keygen_bits(if a == PkAlgorithm::Rsa2048 {
+                    2048
+                } else {
+                    3072
+                })
+                .map_err(err)?;
+                c
+            }
+            PkAlgorithm::P256 => {
+                let mut c = keygen_ctx("EC").map_err(err)?;
+                c.set_ec_paramgen_curve_nid(Nid::X9_62_PRIME256V1)
+                    .map_err(err)?;
+                c
+            }
+            _ => keygen_ctx(ossl_name(a).expect("named")).map_err(err)?,
+        };
+        Ok(Box::new(move || {
+            ctx.keygen().map_err(err)?;
+            Ok(Vec::new())
+        }))
+    }
+
+    /// EVP_PKEY_encapsulate on a context initialised once for the peer key.
+    pub fn encaps(peer: &PKey<Public>) -> Result<Prepared<'static>> {
+        let ctx = PkeyCtx::new(peer).map_err(err)?;
+        // SAFETY: `ctx` is valid; NULL params.
+        cvt(unsafe { ffi::EVP_PKEY_encapsulate_init(ctx.as_ptr(), ptr::null()) }).map_err(err)?;
+        let (mut ctlen, mut sslen) = (0usize, 0usize);
+        // SAFETY: NULL buffers ask for the lengths.
+        cvt(unsafe {
+            ffi::EVP_PKEY_encapsulate(
+                ctx.as_ptr(),
+                ptr::null_mut(),
+                &mut ctlen,
+                ptr::null_mut(),
+                &mut sslen,
+            )
+        })
+        .map_err(err)?;
+        let (mut ct, mut ss) = (vec![0u8; ctlen], vec![0u8; sslen]);
+        Ok(Box::new(move || {
+            let (mut cl, mut sl) = (ct.len(), ss.len());
+            // SAFETY: the buffers have the lengths OpenSSL asked for.
+            cvt(unsafe {
+                ffi::EVP_PKEY_encapsulate(
+                    ctx.as_ptr(),
+                    ct.as_mut_ptr(),
+                    &mut cl,
+                    ss.as_mut_ptr(),
+                    &mut sl,
+                )
+            })
+            .map_err(err)?;
+            Ok(ss[..sl].to_vec())
+        }))
+    }
+
+    /// EVP_PKEY_decapsulate on a context initialised once for the key.
+    pub fn decaps(key: &PKey<Private>, ct: &[u8]) -> Result<Prepared<'static>> {
+        let ctx = PkeyCtx::new(key).map_err(err)?;
+        // SAFETY: `ctx` is valid; NULL params.
+        cvt(unsafe { ffi::EVP_PKEY_decapsulate_init(ctx.as_ptr(), ptr::null()) }).map_err(err)?;
+        let ct = ct.to_vec();
+        let mut sslen = 0usize;
+        // SAFETY: a NULL buffer asks for the length; `ct` is a valid range.
+        cvt(unsafe {
+            ffi::EVP_PKEY_decapsulate(
+                ctx.as_ptr(),
+                ptr::null_mut(),
+                &mut sslen,
+                ct.as_ptr(),
+                ct.len(),
+            )
+        })
+        .map_err(err)?;
+        let mut ss = vec![0u8; sslen];
+        Ok(Box::new(move || {
+            let mut sl = ss.len();
+            // SAFETY: `ss` has the length OpenSSL asked for.
+            cvt(unsafe {
+                ffi::EVP_PKEY_decapsulate(
+                    ctx.as_ptr(),
+                    ss.as_mut_ptr(),
+                    &mut sl,
+                    ct.as_ptr(),
+                    ct.len(),
+                )
+            })
+            .map_err(err)?;
+            Ok(ss[..sl].to_vec())
+        }))
+    }
+
+    /// X25519 as seed 003's KEM. encaps: an ephemeral key from a reused
+    /// key-generation context, then the derivation with the parsed peer key
+    /// (a derivation context belongs to its own key, so it is made per
+    /// call, as any X25519 client does). decaps: EVP_PKEY_derive on one
+    /// context holding the key and the peer's ephemeral key.
+    pub fn x25519_encaps(peer: &PKey<Public>) -> Result<Prepared<'static>> {
+        let mut kg = keygen_ctx("X25519").map_err(err)?;
+        let peer = peer.clone();
+        Ok(Box::new(move || {
+            let eph = kg.keygen().map_err(err)?;
+            derive(&eph, &peer).map_err(err)
+        }))
+    }
+
+    pub fn x25519_decaps(key: &PKey<Private>, ct: &[u8]) -> Result<Prepared<'static>> {
+        let eph = PKey::public_key_from_raw_bytes(ct, Id::X25519).map_err(err)?;
+        let mut ctx = PkeyCtx::new(key).map_err(err)?;
+        ctx.derive_init().map_err(err)?;
+        ctx.derive_set_peer(&eph).map_err(err)?;
+        let mut ss = [0u8; 32];
+        Ok(Box::new(move || {
+            let n = ctx.derive(Some(&mut ss)).map_err(err)?;
+            Ok(ss[..n].to_vec())
+        }))
+    }
+
+    /// The signature algorithm fetched once (EVP_SIGNATURE_fetch), for
+    /// EVP_PKEY_sign_message_init / verify_message_init.
+    struct Fetched(*mut ffi::EVP_SIGNATURE);
+
+    impl Fetched {
+        fn new(name: &str) -> Result<Fetched> {
+            let c = CString::new(name).expect("no NUL in algorithm names");
+            // SAFETY: a valid NUL-terminated name; default library context
+            // and properties.
+            let p = unsafe { ffi::EVP_SIGNATURE_fetch(ptr::null_mut(), c.as_ptr(), ptr::null()) };
+            if p.is_null() {
+                return Err(err(ErrorStack::get()));
+            }
+            Ok(Fetched(p))
+        }
+    }
+
+    impl Drop for Fetched {
+        fn drop(&mut self) {
+            // SAFETY: we own the fetched signature; the contexts that use
+            // it hold their own reference.
+            unsafe { ffi::EVP_SIGNATURE_free(self.0) }
+        }
+    }
+
+    /// How `a`'s sign and verify contexts are set up: message signing with
+    /// the fetched algorithm (ML-DSA, SLH-DSA, Ed25519: the scheme takes
+    /// the message), or a SHA-256 digest signed by ECDSA or RSASSA-PSS
+    /// (hashing is inside the timed call, as in the one-shot API).
+    fn init<T>(a: PkAlgorithm, ctx: &mut PkeyCtx<T>, sign: bool) -> Result<bool> {
+        match a {
+            PkAlgorithm::P256 | PkAlgorithm::Rsa2048 | PkAlgorithm::Rsa3072 => {
+                // SAFETY: `ctx` is a valid context holding a key of the
+                // right kind (private to sign).
+                cvt(unsafe {
+                    if sign {
+                        ffi::EVP_PKEY_sign_init(ctx.as_ptr())
+                    } else {
+                        ffi::EVP_PKEY_verify_init(ctx.as_ptr())
+                    }
+                })
+                .map_err(err)?;
+                ctx.set_signature_md(openssl::md::Md::sha256())
+                    .map_err(err)?;
+                if a != PkAlgorithm::P256 {
+                    ctx.set_rsa_padding(Padding::PKCS1_PSS).map_err(err)?;
+                    ctx.set_rsa_mgf1_md(openssl::md::Md::sha256())
+                        .map_err(err)?;
+                    ctx.set_rsa_pss_saltlen(RsaPssSaltlen::DIGEST_LENGTH)
+                        .map_err(err)?;
+                }
+                Ok(true)
+            }
+            _ => {
+                let f = Fetched::new(ossl_name(a).expect("named"))?;
+                // SAFETY: valid context and fetched algorithm; NULL params.
+                cvt(unsafe {
+                    if sign {
+                        ffi::EVP_PKEY_sign_message_init(ctx.as_ptr(), f.0, ptr::null())
+                    } else {
+                        ffi::EVP_PKEY_verify_message_init(ctx.as_ptr(), f.0, ptr::null())
+                    }
+                })
+                .map_err(err)?;
+                Ok(false)
+            }
+        }
+    }
+
+    pub fn sign(a: PkAlgorithm, key: &PKey<Private>, msg: &[u8]) -> Result<Prepared<'static>> {
+        let mut ctx = PkeyCtx::new(key).map_err(err)?;
+        let digest = init(a, &mut ctx, true)?;
+        let msg = msg.to_vec();
+        let mut sig = vec![0u8; ctx.sign(&msg, None).map_err(err)?];
+        Ok(Box::new(move || {
+            let n = if digest {
+                ctx.sign(&openssl::sha::sha256(&msg), Some(&mut sig))
+            } else {
+                ctx.sign(&msg, Some(&mut sig))
+            }
+            .map_err(err)?;
+            Ok(sig[..n].to_vec())
+        }))
+    }
+
+    pub fn verify(
+        a: PkAlgorithm,
+        peer: &PKey<Public>,
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Result<Prepared<'static>> {
+        let mut ctx = PkeyCtx::new(peer).map_err(err)?;
+        let digest = init(a, &mut ctx, false)?;
+        let (msg, sig) = (msg.to_vec(), sig.to_vec());
+        Ok(Box::new(move || {
+            let ok = if digest {
+                ctx.verify(&openssl::sha::sha256(&msg), &sig)
+            } else {
+                ctx.verify(&msg, &sig)
+            };
+            Ok(vec![u8::from(ok.unwrap_or(false))])
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prepared_operations_agree_with_the_api_calls_and_repeat() {
+        let b = OpenSslPk;
+        for &a in PkAlgorithm::ALL {
+            if b.availability(a).is_err() {
+                continue;
+            }
+            match a.kind() {
+                ango_core::PkKind::Kem => {
+                    let mut k = b.kem(a).unwrap();
+                    let pk = k.keygen().unwrap();
+                    k.set_peer(&pk).unwrap();
+                    let (ct, ss) = k.encaps().unwrap();
+                    {
+                        let mut kg = k.prepare(PkOp::Keygen, &[]).unwrap().unwrap();
+                        kg().unwrap();
+                        kg().unwrap();
+                    }
+                    let mut e = k.prepare(PkOp::Encaps, &[]).unwrap().unwrap();
+                    let (s1, s2) = (e().unwrap(), e().unwrap());
+                    assert!(s1.len() == ss.len() && s1 != s2, "{a}");
+                    drop(e);
+                    let mut d = k.prepare(PkOp::Decaps, &ct).unwrap().unwrap();
+                    assert_eq!(d().unwrap(), ss, "{a}");
+                    assert_eq!(d().unwrap(), ss, "{a}");
+                }
+                ango_core::PkKind::Sig => {
+                    let mut s = b.signer(a).unwrap();
+                    let pk = s.keygen().unwrap();
+                    s.set_peer(&pk).unwrap();
+                    let msg = b"ango prepared";
+                    let sig = {
+                        let mut sign = s.prepare(PkOp::Sign, msg, &[]).unwrap().unwrap();
+                        sign().unwrap();
+                        sign().unwrap()
+                    };
+                    assert!(s.verify(msg, &sig).unwrap(), "{a}");
+                    let api = s.sign(msg).unwrap();
+                    let mut v = s.prepare(PkOp::Verify, msg, &api).unwrap().unwrap();
+                    assert_eq!(v().unwrap(), vec![1], "{a}");
+                    assert_eq!(v().unwrap(), vec![1], "{a}");
+                    drop(v);
+                    let mut bad = api.clone();
+                    bad[api.len() / 2] ^= 1;
+                    let mut v = s.prepare(PkOp::Verify, msg, &bad).unwrap().unwrap();
+                    assert_eq!(v().unwrap(), vec![0], "{a}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn every_algorithm_round_trips_with_the_seed_sizes() {

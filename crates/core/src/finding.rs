@@ -1,0 +1,273 @@
+//! Findings and failed checks as data.
+//!
+//! A [`Finding`] is one claim checked on this machine: a seed's reading, a
+//! measured value with its 95% interval, and a verdict. Every suite adds its
+//! findings through this type; `findings.jsonl` holds one per line and every
+//! exporter renders them.
+//!
+//! A [`CaseFailure`] is one failed verification case with a stable id, so a
+//! failure can be matched against the known library defects
+//! (`vectors/known-defects.toml`); a [`DefectMatch`] is such a match.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Whether a claim held on this machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Holds,
+    DoesNotHold,
+    /// The run did not measure what the claim needs (a missing setting,
+    /// a pair not available here), or the interval is too wide to say.
+    NotMeasurable,
+}
+
+impl Verdict {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::DoesNotHold => "does-not-hold",
+            Verdict::NotMeasurable => "not-measurable",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One plain finding of a run (a line of `findings.jsonl`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub schema_version: u32,
+    /// The suite that drew it: `speed`, `pk`, `tls`, `verify`.
+    pub suite: String,
+    /// The seed the claim comes from (`000`, `003`, …), or `ango` for a
+    /// reading of ango's own (a known library defect, a noisy machine).
+    pub seed: String,
+    /// Where in the seed (`§5.3.3`, `Table 10`), empty if none.
+    pub section: String,
+    /// The claim as the seed makes it, in words.
+    pub claim: String,
+    /// The value measured here (a ratio, a time, a count); None when the
+    /// finding is not a number.
+    pub value: Option<f64>,
+    /// The 95% interval of `value`, when it has one.
+    pub ci95_low: Option<f64>,
+    pub ci95_high: Option<f64>,
+    /// Unit of `value`: `ratio`, `ms`, `µs`, `MB/s`, `cases`, …
+    pub unit: String,
+    pub verdict: Verdict,
+    /// What was measured and what it means, in one or two sentences.
+    pub explanation: String,
+}
+
+impl Finding {
+    /// A finding with no interval; set the rest with the builder methods.
+    pub fn new(suite: &str, seed: &str, section: &str, claim: impl Into<String>) -> Finding {
+        Finding {
+            schema_version: crate::record::SCHEMA_VERSION,
+            suite: suite.into(),
+            seed: seed.into(),
+            section: section.into(),
+            claim: claim.into(),
+            value: None,
+            ci95_low: None,
+            ci95_high: None,
+            unit: String::new(),
+            verdict: Verdict::NotMeasurable,
+            explanation: String::new(),
+        }
+    }
+
+    pub fn value(mut self, v: f64, unit: &str) -> Finding {
+        self.value = Some(v);
+        self.unit = unit.into();
+        self
+    }
+
+    pub fn interval(mut self, lo: f64, hi: f64) -> Finding {
+        self.ci95_low = Some(lo);
+        self.ci95_high = Some(hi);
+        self
+    }
+
+    pub fn verdict(mut self, v: Verdict) -> Finding {
+        self.verdict = v;
+        self
+    }
+
+    pub fn explain(mut self, text: impl Into<String>) -> Finding {
+        self.explanation = text.into();
+        self
+    }
+
+    /// The value with its interval, as tables show it: `2.41 (2.38–2.44) ratio`.
+    pub fn value_text(&self) -> String {
+        let Some(v) = self.value else {
+            return "-".into();
+        };
+        let num = |x: f64| {
+            if x.abs() >= 100.0 {
+                format!("{x:.0}")
+            } else if x.abs() >= 10.0 {
+                format!("{x:.1}")
+            } else {
+                format!("{x:.2}")
+            }
+        };
+        let mut s = num(v);
+        if let (Some(lo), Some(hi)) = (self.ci95_low, self.ci95_high) {
+            s.push_str(&format!(" ({}–{})", num(lo), num(hi)));
+        }
+        if !self.unit.is_empty() {
+            s.push(' ');
+            s.push_str(&self.unit);
+        }
+        s
+    }
+
+    /// The seed and section, e.g. `seed 000 §5.3.3`, or `ango`.
+    pub fn source(&self) -> String {
+        let mut s = if self.seed == "ango" {
+            "ango".to_string()
+        } else {
+            format!("seed {}", self.seed)
+        };
+        if !self.section.is_empty() {
+            s.push(' ');
+            s.push_str(&self.section);
+        }
+        s
+    }
+}
+
+/// One failed verification case, with an id stable across runs:
+/// `<file>#<tcId>` for a Wycheproof case (`mldsa_44_verify_test.json#147`),
+/// `check:<what>` for one of ango's own checks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseFailure {
+    pub case: String,
+    pub text: String,
+}
+
+impl CaseFailure {
+    pub fn new(case: impl Into<String>, text: impl Into<String>) -> CaseFailure {
+        CaseFailure {
+            case: case.into(),
+            text: text.into(),
+        }
+    }
+}
+
+/// What kind of known problem a library has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DefectCategory {
+    /// The library computes a wrong result.
+    Defect,
+    /// The library's API cannot express what the case asks (not a wrong
+    /// result).
+    ApiLimit,
+}
+
+impl DefectCategory {
+    pub const fn name(self) -> &'static str {
+        match self {
+            DefectCategory::Defect => "defect",
+            DefectCategory::ApiLimit => "api-limit",
+        }
+    }
+}
+
+/// A known library defect that explains some of a check's failures.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DefectMatch {
+    /// The defect's id in `vectors/known-defects.toml`.
+    pub id: String,
+    pub category: DefectCategory,
+    pub description: String,
+    pub citation: String,
+    /// The failing case ids it explains here, every one of them.
+    pub cases: Vec<String>,
+}
+
+impl DefectMatch {
+    /// One line for terminals: what fails, why, and every case id.
+    pub fn line(&self, provider: &str, algorithm: &str) -> String {
+        format!(
+            "{provider} {algorithm} fails verification: {} [{} {}; {}] ({} cases: {})",
+            self.description,
+            self.category.name(),
+            self.id,
+            self.citation,
+            self.cases.len(),
+            short_cases(&self.cases)
+        )
+    }
+}
+
+/// Case ids, with a shared file prefix written once per file:
+/// `mldsa_44_verify_test.json#3,5,147`.
+pub fn short_cases(cases: &[String]) -> String {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for c in cases {
+        let (file, id) = match c.rsplit_once('#') {
+            Some((f, i)) => (f.to_string(), i.to_string()),
+            None => (String::new(), c.clone()),
+        };
+        match groups.iter_mut().find(|(f, _)| *f == file) {
+            Some((_, ids)) => ids.push(id),
+            None => groups.push((file, vec![id])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(f, ids)| {
+            if f.is_empty() {
+                ids.join(", ")
+            } else {
+                format!("{f}#{}", ids.join(","))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_serialise_as_documented() {
+        for (v, s) in [
+            (Verdict::Holds, "\"holds\""),
+            (Verdict::DoesNotHold, "\"does-not-hold\""),
+            (Verdict::NotMeasurable, "\"not-measurable\""),
+        ] {
+            assert_eq!(serde_json::to_string(&v).unwrap(), s);
+            assert_eq!(v.name(), &s[1..s.len() - 1]);
+        }
+        assert_eq!(
+            serde_json::to_string(&DefectCategory::ApiLimit).unwrap(),
+            "\"api-limit\""
+        );
+    }
+
+    #[test]
+    fn value_text_and_cases() {
+        let f = Finding::new("speed", "000", "§4", "x")
+            .value(2.4149, "ratio")
+            .interval(2.38, 2.44);
+        assert_eq!(f.value_text(), "2.41 (2.38–2.44) ratio");
+        assert_eq!(f.source(), "seed 000 §4");
+        let c: Vec<String> = ["a.json#1", "a.json#7", "b.json#2", "check:x"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(short_cases(&c), "a.json#1,7; b.json#2; check:x");
+    }
+}

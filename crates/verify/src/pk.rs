@@ -1,0 +1,315 @@
+//! The public-key checks run before anything is timed: a round trip,
+//! tampered inputs rejected, ML-KEM's implicit rejection, the sizes of what
+//! was produced, Wycheproof's vectors, and cross-library agreement.
+//!
+//! Every failure carries a stable case id ([`CaseFailure`]) so it can be
+//! matched against the known library defects ([`crate::defects`]).
+
+use crate::cross::Rng;
+use crate::wycheproof_pk::{self, PkFile};
+use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance, PkKind, SizeEntry};
+use ango_core::{CaseFailure, Result};
+
+/// The signed message of the round-trip checks, in bytes.
+pub const CHECK_MESSAGE_BYTES: usize = 32;
+
+/// What a set of checks found.
+#[derive(Clone, Debug, Default)]
+pub struct Checked {
+    pub passed: usize,
+    pub failures: Vec<CaseFailure>,
+    /// The id of every case run (failed or not).
+    pub ran: Vec<String>,
+    /// Per-file summaries ("mldsa_44_verify_test.json 170/180").
+    pub summary: Vec<String>,
+    /// The sizes of what the round trip produced.
+    pub sizes: Vec<SizeEntry>,
+}
+
+impl Checked {
+    fn ok(&mut self, cond: bool, case: &str, what: &str) {
+        self.ran.push(format!("check:{case}"));
+        if cond {
+            self.passed += 1;
+        } else {
+            self.failures
+                .push(CaseFailure::new(format!("check:{case}"), what));
+        }
+    }
+
+    /// Add another set's results.
+    pub fn extend(&mut self, other: Checked) {
+        self.passed += other.passed;
+        self.failures.extend(other.failures);
+        self.ran.extend(other.ran);
+        self.summary.extend(other.summary);
+        self.sizes.extend(other.sizes);
+    }
+}
+
+fn flip(v: &[u8], bit: usize) -> Vec<u8> {
+    let mut w = v.to_vec();
+    if !w.is_empty() {
+        let i = bit % (8 * w.len());
+        w[i / 8] ^= 1 << (i % 8);
+    }
+    w
+}
+
+/// ango's own checks of one (backend, algorithm): round trip, tampering,
+/// implicit rejection, key pairs that differ; and the sizes.
+pub fn check(b: &dyn PkBackend, a: PkAlgorithm, rng: &mut Rng) -> Checked {
+    let mut c = Checked::default();
+    match PkInstance::new(b, a) {
+        Err(e) => c.failures.push(CaseFailure::new(
+            "check:instance",
+            format!("cannot make an instance: {e}"),
+        )),
+        Ok(PkInstance::Kem(mut k)) => {
+            let r = (|| -> Result<()> {
+                let pk = k.keygen()?;
+                k.set_peer(&pk)?;
+                let (ct, ss) = k.encaps()?;
+                let ss2 = k.decaps(&ct)?;
+                c.ok(
+                    ss == ss2 && !ss.is_empty(),
+                    "round-trip",
+                    "decaps(encaps) gives the encapsulated secret",
+                );
+                let (ct_b, ss_b) = k.encaps()?;
+                c.ok(
+                    ss_b != ss && ct_b != ct,
+                    "fresh-encaps",
+                    "two encapsulations differ",
+                );
+                // Any bit but the very last: X25519 ignores the top bit of a
+                // public value (and the hybrid ends with one).
+                let bit = (rng.next_u64() as usize) % (8 * ct.len() - 1);
+                let bad = k.decaps(&flip(&ct, bit))?;
+                c.ok(
+                    bad != ss,
+                    "implicit-rejection",
+                    "a ciphertext with one bit flipped yields another secret (implicit rejection)",
+                );
+                let pk2 = k.keygen()?;
+                c.ok(pk2 != pk, "fresh-keys", "two key pairs differ");
+                let ss3 = k.decaps(&ct)?;
+                c.ok(
+                    ss3 != ss,
+                    "other-key",
+                    "another key pair decapsulates to another secret",
+                );
+                c.sizes.push(SizeEntry::new("public_key", "raw", pk.len()));
+                c.sizes.push(SizeEntry::new("ciphertext", "raw", ct.len()));
+                c.sizes
+                    .push(SizeEntry::new("shared_secret", "raw", ss.len()));
+                c.sizes.extend(k.key_sizes()?);
+                Ok(())
+            })();
+            if let Err(e) = r {
+                c.failures
+                    .push(CaseFailure::new("check:error", format!("error: {e}")));
+            }
+        }
+        Ok(PkInstance::Sig(mut s)) => {
+            let r = (|| -> Result<()> {
+                let msg: Vec<u8> = (0..CHECK_MESSAGE_BYTES)
+                    .map(|_| rng.next_u64() as u8)
+                    .collect();
+                let pk = s.keygen()?;
+                let sig = s.sign(&msg)?;
+                s.set_peer(&pk)?;
+                c.ok(
+                    s.verify(&msg, &sig)?,
+                    "round-trip",
+                    "verify(sign(m)) accepts",
+                );
+                c.ok(
+                    !s.verify(&flip(&msg, rng.next_u64() as usize), &sig)?,
+                    "flipped-message",
+                    "a message with one bit flipped is rejected",
+                );
+                c.ok(
+                    !s.verify(&msg, &flip(&sig, rng.next_u64() as usize))?,
+                    "flipped-signature",
+                    "a signature with one bit flipped is rejected",
+                );
+                c.ok(
+                    !s.verify(&msg, &sig[..sig.len() - 1])?,
+                    "truncated-signature",
+                    "a truncated signature is rejected",
+                );
+                let pk2 = s.keygen()?;
+                s.set_peer(&pk2)?;
+                c.ok(
+                    !s.verify(&msg, &sig)?,
+                    "other-key",
+                    "another key pair's public key rejects it",
+                );
+                c.sizes.push(SizeEntry::new(
+                    "public_key",
+                    s.public_key_encoding(),
+                    pk.len(),
+                ));
+                c.sizes.push(SizeEntry::new(
+                    "signature",
+                    s.signature_encoding(),
+                    sig.len(),
+                ));
+                c.sizes.extend(s.key_sizes()?);
+                Ok(())
+            })();
+            if let Err(e) = r {
+                c.failures
+                    .push(CaseFailure::new("check:error", format!("error: {e}")));
+            }
+        }
+    }
+    c
+}
+
+/// The built-in Wycheproof files, parsed once.
+pub fn wycheproof_files() -> &'static [PkFile] {
+    static FILES: std::sync::OnceLock<Vec<PkFile>> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        wycheproof_pk::BUILTIN
+            .iter()
+            .map(|(n, t)| wycheproof_pk::parse(n, t).expect("built-in files parse"))
+            .collect()
+    })
+}
+
+/// Wycheproof's vectors for `a` against `b`, from `files`: every failed
+/// case with its id (`<file>#<tcId>`), and a summary per file.
+pub fn wycheproof_checks_in(files: &[PkFile], b: &dyn PkBackend, a: PkAlgorithm) -> Checked {
+    let mut c = Checked::default();
+    for f in files {
+        if !f.cases.iter().any(|x| x.algorithm == a) {
+            continue;
+        }
+        let o = wycheproof_pk::run(b, a, f);
+        if o.passed + o.failed == 0 {
+            if o.unsupported > 0 {
+                c.summary.push(format!(
+                    "{} not run ({} tests need an import this backend lacks)",
+                    f.name, o.unsupported
+                ));
+            }
+            continue;
+        }
+        c.passed += o.passed;
+        c.ran.extend(
+            f.cases
+                .iter()
+                .filter(|x| x.algorithm == a)
+                .map(|x| format!("{}#{}", f.name, x.tc_id)),
+        );
+        c.summary.push(format!(
+            "{} {}/{}{}",
+            f.name,
+            o.passed,
+            o.passed + o.failed,
+            if o.acceptable > 0 {
+                format!(" (+{} acceptable)", o.acceptable)
+            } else {
+                String::new()
+            }
+        ));
+        for (id, text) in o.failed_ids.iter().zip(&o.failures) {
+            c.failures.push(CaseFailure::new(
+                format!("{}#{id}", f.name),
+                format!("Wycheproof {} {text}", f.name),
+            ));
+        }
+    }
+    c
+}
+
+/// Wycheproof's built-in vectors for `a` against `b`.
+pub fn wycheproof_checks(b: &dyn PkBackend, a: PkAlgorithm) -> Checked {
+    wycheproof_checks_in(wycheproof_files(), b, a)
+}
+
+/// Every check of one (backend, algorithm) before timing: ango's own, then
+/// Wycheproof's.
+pub fn all_checks(b: &dyn PkBackend, a: PkAlgorithm, rng: &mut Rng) -> Checked {
+    let mut c = check(b, a, rng);
+    c.extend(wycheproof_checks(b, a));
+    c
+}
+
+/// Divide a check's failures between the built-in known library defects
+/// and the rest.
+pub fn explain(b: &dyn PkBackend, a: PkAlgorithm, c: &Checked) -> crate::defects::Explained {
+    crate::defects::explain(
+        crate::defects::builtin(),
+        b.name(),
+        &b.version(),
+        a.name(),
+        &c.failures,
+        &c.ran,
+    )
+}
+
+/// One line for a check's outcome: `pass 5/5; Wycheproof …` or `FAIL 3/175; …`.
+pub fn summary_line(c: &Checked) -> String {
+    let mut s = if c.failures.is_empty() {
+        format!("pass {}/{}", c.passed, c.passed)
+    } else {
+        format!("FAIL {}/{}", c.failures.len(), c.passed + c.failures.len())
+    };
+    if !c.summary.is_empty() {
+        s.push_str(&format!("; Wycheproof {}", c.summary.join(", ")));
+    }
+    s
+}
+
+/// Cross-library checks for `a`: for every ordered pair of backends, a
+/// public key made by one is used by the other (KEM: the other
+/// encapsulates, the first decapsulates to the same secret; signature: the
+/// first signs, the other verifies). Returns (pairs passed, failures).
+pub fn cross_checks(backends: &[&dyn PkBackend], a: PkAlgorithm) -> (usize, Vec<String>) {
+    let mut passed = 0;
+    let mut fails = Vec::new();
+    let msg = b"ango cross-library check";
+    for x in backends {
+        for y in backends {
+            if x.name() == y.name() {
+                continue;
+            }
+            let r = (|| -> Result<bool> {
+                Ok(match a.kind() {
+                    PkKind::Kem => {
+                        let (mut kx, mut ky) = (x.kem(a)?, y.kem(a)?);
+                        let pk = kx.keygen()?;
+                        ky.set_peer(&pk)?;
+                        let (ct, ss) = ky.encaps()?;
+                        kx.decaps(&ct)? == ss
+                    }
+                    PkKind::Sig => {
+                        let (mut sx, mut sy) = (x.signer(a)?, y.signer(a)?);
+                        let pk = sx.keygen()?;
+                        let sig = sx.sign(msg)?;
+                        sy.set_peer(&pk)?;
+                        sy.verify(msg, &sig)?
+                    }
+                })
+            })();
+            match r {
+                Ok(true) => passed += 1,
+                Ok(false) => fails.push(format!(
+                    "{a}: {}'s key, {} {} → rejected or another secret",
+                    x.name(),
+                    y.name(),
+                    if a.kind() == PkKind::Kem {
+                        "encapsulates"
+                    } else {
+                        "verifies"
+                    }
+                )),
+                Err(e) => fails.push(format!("{a}: {} → {}: {e}", x.name(), y.name())),
+            }
+        }
+    }
+    (passed, fails)
+}
