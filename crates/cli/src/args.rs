@@ -269,14 +269,14 @@ impl TlsArgs {
             server_sigs,
             ca_sigs,
             handshakes,
-            link: ango_tls::lab::LinkOpts {
+            link: ango_tls::link::LinkOpts {
                 delay: rtt / 2,
                 jitter,
                 loss_pct,
                 rate_bps,
                 mtu,
                 congestion_control: self.cc.clone(),
-                emulator: ango_tls::lab::Emulator::parse(&self.emulator).ok_or_else(|| {
+                emulator: ango_tls::link::Emulator::parse(&self.emulator).ok_or_else(|| {
                     Error::usage(format!(
                         "invalid --emulator '{}'; valid: auto, netem, relay",
                         self.emulator

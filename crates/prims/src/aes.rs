@@ -482,23 +482,12 @@ mod tests {
 
     #[test]
     fn auto_is_vaes_then_aesni_where_the_cpu_has_them() {
-        let x86 = cfg!(target_arch = "x86_64");
-        let expect = if x86
-            && std::arch::is_x86_feature_detected!("vaes")
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-        {
-            "vaes512"
-        } else if x86
-            && std::arch::is_x86_feature_detected!("vaes")
-            && std::arch::is_x86_feature_detected!("avx2")
-        {
-            "vaes"
-        } else if x86 && std::arch::is_x86_feature_detected!("aes") {
-            "aesni"
-        } else {
-            "ttable-nct"
-        };
+        let expect = crate::preference::first(&[
+            ("vaes512", &["vaes", "avx512f", "avx512bw"]),
+            ("vaes", &["vaes", "avx2"]),
+            ("aesni", &["aes"]),
+            ("ttable-nct", &[]),
+        ]);
         assert_eq!(Aes::auto().name(), expect);
     }
 }

@@ -116,16 +116,12 @@ mod tests {
 
     #[test]
     fn auto_picks_the_widest_variant_this_cpu_runs() {
-        let x86 = cfg!(target_arch = "x86_64");
-        let expect = if x86 && std::arch::is_x86_feature_detected!("avx512f") {
-            "avx512"
-        } else if x86 && std::arch::is_x86_feature_detected!("avx2") {
-            "avx2"
-        } else if x86 {
-            "sse2"
-        } else {
-            "portable"
-        };
+        let expect = crate::preference::first(&[
+            ("avx512", &["avx512f"]),
+            ("avx2", &["avx2"]),
+            ("sse2", &["sse2"]),
+            ("portable", &[]),
+        ]);
         assert_eq!(ChaCha20::auto().name(), expect);
     }
 

@@ -122,17 +122,11 @@ mod tests {
 
     #[test]
     fn auto_is_vpclmul_then_pclmul_where_the_cpu_has_them() {
-        let x86 = cfg!(target_arch = "x86_64");
-        let expect = if x86
-            && std::arch::is_x86_feature_detected!("vpclmulqdq")
-            && std::arch::is_x86_feature_detected!("avx2")
-        {
-            "vpclmul"
-        } else if x86 && std::arch::is_x86_feature_detected!("pclmulqdq") {
-            "pclmul"
-        } else {
-            "4bit-nct"
-        };
+        let expect = crate::preference::first(&[
+            ("vpclmul", &["vpclmulqdq", "avx2"]),
+            ("pclmul", &["pclmulqdq"]),
+            ("4bit-nct", &[]),
+        ]);
         assert_eq!(Ghash::auto().name(), expect);
     }
 }

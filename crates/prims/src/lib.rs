@@ -18,3 +18,34 @@ pub mod cpu;
 pub mod gcm;
 pub mod ghash;
 pub mod poly1305;
+
+/// For tests of the automatic choice: the expected order is stated in each
+/// test as data, and what this CPU offers is read from the kernel's
+/// `/proc/cpuinfo` flags, not from ango's own detection under test.
+#[cfg(test)]
+pub(crate) mod preference {
+    /// The CPU flags the kernel reports (and so also supports in the OS's
+    /// saved state: Linux hides AVX flags it does not enable).
+    pub fn cpu_flags() -> Vec<String> {
+        let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        text.lines()
+            .find(|l| l.starts_with("flags"))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|f| f.split_whitespace().map(String::from).collect())
+            .unwrap_or_default()
+    }
+
+    /// The first variant of `order` (most preferred first) whose every
+    /// required flag is present.
+    pub fn first<'a>(order: &[(&'a str, &[&str])]) -> &'a str {
+        let flags = cpu_flags();
+        order
+            .iter()
+            .find(|(_, needs)| {
+                cfg!(target_arch = "x86_64") && needs.iter().all(|n| flags.iter().any(|f| f == n))
+                    || needs.is_empty()
+            })
+            .map(|(name, _)| *name)
+            .expect("the last choice needs nothing")
+    }
+}

@@ -188,17 +188,11 @@ mod tests {
 
     #[test]
     fn auto_is_ifma_then_avx2_where_the_cpu_has_them() {
-        let x86 = cfg!(target_arch = "x86_64");
-        let expect = if x86
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512ifma")
-        {
-            "ifma"
-        } else if x86 && std::arch::is_x86_feature_detected!("avx2") {
-            "avx2"
-        } else {
-            "radix44"
-        };
+        let expect = crate::preference::first(&[
+            ("ifma", &["avx512f", "avx512ifma"]),
+            ("avx2", &["avx2"]),
+            ("radix44", &[]),
+        ]);
         assert_eq!(Poly1305::auto().name(), expect);
     }
 

@@ -34,7 +34,7 @@ use std::sync::{mpsc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::link::{open_tun, Relay, RelayStats};
+use super::link::{open_tun, Emulator, LinkOpts, Relay, RelayStats};
 
 /// Where the named network namespaces of `ip netns` live.
 const NETNS_DIR: &str = "/var/run/netns";
@@ -55,84 +55,6 @@ pub enum Side {
     Client,
     /// The server namespace (`...-s`, address `.2`).
     Server,
-}
-
-/// The link between the two namespaces.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LinkOpts {
-    /// One-way delay (each direction gets it, so the RTT grows by twice it).
-    pub delay: Duration,
-    /// Jitter: each packet's delay is `delay ± U(0, jitter)`; packets of one
-    /// direction are never reordered.
-    pub jitter: Duration,
-    /// Packet loss in percent (0 to 100), in each direction.
-    pub loss_pct: f64,
-    /// Rate limit in bit/s, in each direction.
-    pub rate_bps: Option<u64>,
-    /// MTU of the link's interfaces (at least 68).
-    pub mtu: Option<u32>,
-    /// TCP congestion control of both namespaces (e.g. `cubic`, `bbr`).
-    pub congestion_control: Option<String>,
-    /// What emulates delay, jitter and loss.
-    pub emulator: Emulator,
-}
-
-/// What emulates delay, jitter and loss.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Emulator {
-    /// The kernel's `netem` where it exists, otherwise ango's relay.
-    #[default]
-    Auto,
-    /// The kernel's `netem` (an error where it does not exist).
-    Netem,
-    /// ango's relay between TUN devices.
-    Relay,
-}
-
-impl Emulator {
-    /// Parses `auto`, `netem` or `relay`.
-    pub fn parse(s: &str) -> Option<Emulator> {
-        match s {
-            "auto" => Some(Emulator::Auto),
-            "netem" => Some(Emulator::Netem),
-            "relay" => Some(Emulator::Relay),
-            _ => None,
-        }
-    }
-}
-
-impl LinkOpts {
-    /// Whether the link needs the user-space relay (delay, jitter or loss).
-    pub fn needs_relay(&self) -> bool {
-        !self.delay.is_zero() || !self.jitter.is_zero() || self.loss_pct > 0.0
-    }
-
-    fn validate(&self) -> io::Result<()> {
-        if !(0.0..=100.0).contains(&self.loss_pct) {
-            return Err(invalid(format!(
-                "loss must be between 0 and 100 %, not {}",
-                self.loss_pct
-            )));
-        }
-        if self.rate_bps == Some(0) {
-            return Err(invalid("rate must be above 0 bit/s".into()));
-        }
-        if let Some(mtu) = self.mtu {
-            if !(68..=65_535).contains(&mtu) {
-                return Err(invalid(format!("MTU must be 68 to 65535, not {mtu}")));
-            }
-        }
-        if let Some(cc) = &self.congestion_control {
-            if cc.is_empty()
-                || !cc
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-            {
-                return Err(invalid(format!("bad congestion control name {cc:?}")));
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Two network namespaces joined by an (emulated) link; removed on drop.
@@ -182,14 +104,7 @@ impl Lab {
     /// Removes stale namespaces of dead earlier runs first. On error
     /// everything made so far is removed again.
     pub fn create(opts: &LinkOpts) -> io::Result<Lab> {
-        if !is_root() {
-            return Err(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                "the TLS handshake lab needs root to create network namespaces \
-                 (run as root, or use --loopback to measure over 127.0.0.1 without \
-                 link emulation)",
-            ));
-        }
+        require_root(is_root())?;
         opts.validate()?;
         cleanup_stale();
 
@@ -670,6 +585,19 @@ fn parse_lab_pid(name: &str) -> Option<u32> {
     }
 }
 
+/// The lab's error when the process is not root.
+fn require_root(root: bool) -> io::Result<()> {
+    if root {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        "the TLS handshake lab needs root to create network namespaces \
+         (run as root, or use --loopback to measure over 127.0.0.1 without \
+         link emulation)",
+    ))
+}
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
@@ -795,12 +723,14 @@ mod tests {
     /// the stale-cleanup test must not race another test's cleanup.
     static SERIAL: Mutex<()> = Mutex::new(());
 
-    fn guard() -> Option<std::sync::MutexGuard<'static, ()>> {
-        if !is_root() {
-            eprintln!("skipping: the lab tests need root");
-            return None;
-        }
-        Some(SERIAL.lock().unwrap_or_else(PoisonError::into_inner))
+    /// Root tests are `#[ignore]`d: run them as root with
+    /// `--include-ignored` (scripts/test does). Not root here is a failure.
+    fn guard() -> std::sync::MutexGuard<'static, ()> {
+        assert!(
+            is_root(),
+            "the lab tests need root (network namespaces); run as root"
+        );
+        SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn netns_list() -> String {
@@ -824,16 +754,16 @@ mod tests {
 
     #[test]
     fn needs_root_message() {
-        if is_root() {
-            return;
-        }
-        let e = Lab::create(&LinkOpts::default()).unwrap_err();
+        let e = require_root(false).unwrap_err();
         assert!(e.to_string().contains("root") && e.to_string().contains("--loopback"));
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(require_root(true).is_ok());
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn veth_lab_rtt_and_cleanup() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         let lab = Lab::create(&LinkOpts::default()).expect("create");
         assert_eq!(lab.link_kind(), "veth");
         let (c, s) = lab.names();
@@ -874,8 +804,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn tun_relay_delay() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         for (delay, want) in [(0.5, 1.0), (10.0, 20.0)] {
             let rtt = relay_rtt(delay).as_secs_f64() * 1000.0;
             assert!(
@@ -886,8 +817,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn tun_relay_loss() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         let opts = LinkOpts {
             loss_pct: 50.0,
             emulator: Emulator::Relay,
@@ -920,8 +852,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn cleanup_stale_removes_dead_pid() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         let name = "ango-999999-0-c";
         if std::path::Path::new("/proc/999999").exists() {
             eprintln!("skipping: pid 999999 exists");
@@ -938,8 +871,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn netem_where_it_exists_else_the_relay() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         let opts = LinkOpts {
             delay: Duration::from_millis(1),
             ..LinkOpts::default()
@@ -970,8 +904,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn two_labs_at_once() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         let a = Lab::create(&LinkOpts::default()).expect("create a");
         let b = Lab::create(&LinkOpts {
             delay: Duration::from_millis(1),
@@ -997,8 +932,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn rate_and_mtu_on_veth_and_congestion_control() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         let opts = LinkOpts {
             rate_bps: Some(50_000_000),
             mtu: Some(1400),
@@ -1022,8 +958,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn tun_relay_rate_paces() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         // 100 datagrams of 1000 bytes payload (1028 on the wire) at 8 Mbit/s
         // take 102.8 ms to serialise.
         let opts = LinkOpts {
@@ -1058,8 +995,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn errors_and_ctrl_c_leave_nothing_behind() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         let mine = format!("{PREFIX}{}-", std::process::id());
         let ours = || {
             netns_list()
@@ -1084,8 +1022,9 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn spawn_in_runs_in_namespace() {
-        let Some(_g) = guard() else { return };
+        let _g = guard();
         let lab = Lab::create(&LinkOpts::default()).expect("create");
         let sa = lab.server_addr();
         let h = lab.spawn_in(Side::Server, move || {

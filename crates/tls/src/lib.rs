@@ -10,7 +10,6 @@ pub mod handshake;
 pub mod lab;
 pub mod link;
 pub mod probe;
-pub mod report;
 pub mod run;
 pub mod timeline;
 pub mod tls13;

@@ -34,7 +34,87 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::lab::LinkOpts;
+/// The link between the two namespaces.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LinkOpts {
+    /// One-way delay (each direction gets it, so the RTT grows by twice it).
+    pub delay: Duration,
+    /// Jitter: each packet's delay is `delay ± U(0, jitter)`; packets of one
+    /// direction are never reordered.
+    pub jitter: Duration,
+    /// Packet loss in percent (0 to 100), in each direction.
+    pub loss_pct: f64,
+    /// Rate limit in bit/s, in each direction.
+    pub rate_bps: Option<u64>,
+    /// MTU of the link's interfaces (at least 68).
+    pub mtu: Option<u32>,
+    /// TCP congestion control of both namespaces (e.g. `cubic`, `bbr`).
+    pub congestion_control: Option<String>,
+    /// What emulates delay, jitter and loss.
+    pub emulator: Emulator,
+}
+
+/// What emulates delay, jitter and loss.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Emulator {
+    /// The kernel's `netem` where it exists, otherwise ango's relay.
+    #[default]
+    Auto,
+    /// The kernel's `netem` (an error where it does not exist).
+    Netem,
+    /// ango's relay between TUN devices.
+    Relay,
+}
+
+impl Emulator {
+    /// Parses `auto`, `netem` or `relay`.
+    pub fn parse(s: &str) -> Option<Emulator> {
+        match s {
+            "auto" => Some(Emulator::Auto),
+            "netem" => Some(Emulator::Netem),
+            "relay" => Some(Emulator::Relay),
+            _ => None,
+        }
+    }
+}
+
+impl LinkOpts {
+    /// Whether the link needs the user-space relay (delay, jitter or loss).
+    pub fn needs_relay(&self) -> bool {
+        !self.delay.is_zero() || !self.jitter.is_zero() || self.loss_pct > 0.0
+    }
+
+    pub(crate) fn validate(&self) -> io::Result<()> {
+        if !(0.0..=100.0).contains(&self.loss_pct) {
+            return Err(invalid_opts(format!(
+                "loss must be between 0 and 100 %, not {}",
+                self.loss_pct
+            )));
+        }
+        if self.rate_bps == Some(0) {
+            return Err(invalid_opts("rate must be above 0 bit/s".into()));
+        }
+        if let Some(mtu) = self.mtu {
+            if !(68..=65_535).contains(&mtu) {
+                return Err(invalid_opts(format!("MTU must be 68 to 65535, not {mtu}")));
+            }
+        }
+        if let Some(cc) = &self.congestion_control {
+            if cc.is_empty()
+                || !cc
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            {
+                return Err(invalid_opts(format!("bad congestion control name {cc:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn invalid_opts(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
 
 /// Packets allowed to wait in one direction of the emulated wire.
 pub const QUEUE_LIMIT: usize = 10_000;
