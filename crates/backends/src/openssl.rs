@@ -24,8 +24,9 @@ fn err(e: impl std::fmt::Display) -> Error {
     }
 }
 
-fn evp_name(algo: Algorithm) -> &'static str {
-    match algo {
+/// OpenSSL's cipher name; None for what OpenSSL lacks.
+fn evp_name(algo: Algorithm) -> Option<&'static str> {
+    Some(match algo {
         Algorithm::Aes128Gcm => "AES-128-GCM",
         Algorithm::Aes256Gcm => "AES-256-GCM",
         Algorithm::Aes128Ccm => "AES-128-CCM",
@@ -36,8 +37,18 @@ fn evp_name(algo: Algorithm) -> &'static str {
         Algorithm::ChaCha20 => "ChaCha20",
         Algorithm::Aes128Ctr => "AES-128-CTR",
         Algorithm::Aes256Ctr => "AES-256-CTR",
-    }
+        Algorithm::XChaCha20Poly1305 => return None,
+    })
 }
+
+/// The EVP cipher of `algo`, or why there is none.
+fn fetch(algo: Algorithm) -> Result<EvpCipher> {
+    let name = evp_name(algo).ok_or_else(|| err(NO_XCHACHA))?;
+    EvpCipher::fetch(None, name, None).map_err(err)
+}
+
+const NO_XCHACHA: &str = "OpenSSL 3.5 has no XChaCha20-Poly1305 (only the 12-byte-nonce \
+     ChaCha20-Poly1305 of RFC 8439)";
 
 fn is_ccm(algo: Algorithm) -> bool {
     matches!(algo, Algorithm::Aes128Ccm | Algorithm::Aes256Ccm)
@@ -73,7 +84,7 @@ impl OsslAead {
         if key.len() != algo.key_len() {
             return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
         }
-        let cipher = EvpCipher::fetch(None, evp_name(algo), None).map_err(err)?;
+        let cipher = fetch(algo)?;
         let ccm = is_ccm(algo);
         let mk = |encrypt: bool| -> Result<CipherCtx> {
             let mut c = CipherCtx::new().map_err(err)?;
@@ -176,7 +187,7 @@ impl OsslCipher {
         if key.len() != algo.key_len() {
             return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
         }
-        let cipher = EvpCipher::fetch(None, evp_name(algo), None).map_err(err)?;
+        let cipher = fetch(algo)?;
         let mut enc = CipherCtx::new().map_err(err)?;
         enc.encrypt_init(Some(&cipher), Some(key), None)
             .map_err(err)?;
@@ -279,7 +290,10 @@ impl Backend for OpenSsl {
                 "OPENSSL_ia32cap masks exist on x86_64 only".into(),
             ));
         }
-        EvpCipher::fetch(None, evp_name(algo), None)
+        let Some(name) = evp_name(algo) else {
+            return Err(Unavailable(NO_XCHACHA.into()));
+        };
+        EvpCipher::fetch(None, name, None)
             .map(|_| ())
             .map_err(|e| Unavailable(format!("EVP_CIPHER_fetch failed: {e}")))
     }

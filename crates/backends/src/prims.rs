@@ -4,7 +4,7 @@
 //! "auto".
 
 use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable, Variant};
-use ango_prims::aead::{AuthError, ChaCha20Poly1305};
+use ango_prims::aead::{AuthError, ChaCha20Poly1305, XChaCha20Poly1305};
 use ango_prims::aes::{Aes, AesKey};
 use ango_prims::ccm::Ccm;
 use ango_prims::chacha20::ChaCha20;
@@ -27,17 +27,33 @@ fn key32(key: &[u8]) -> Result<[u8; 32]> {
     key.try_into().map_err(|_| err("key must be 32 bytes"))
 }
 
-struct PrimsAead(ChaCha20Poly1305);
+/// ChaCha20-Poly1305 (12-byte nonce) or XChaCha20-Poly1305 (24-byte).
+enum PrimsAead {
+    Ietf(ChaCha20Poly1305),
+    X(XChaCha20Poly1305),
+}
 
 impl Aead for PrimsAead {
     fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        let n: &[u8; 12] = nonce
-            .try_into()
-            .map_err(|_| err("nonce must be 12 bytes"))?;
-        let t = self.0.seal(n, aad, buf);
         if tag.len() != 16 {
             return Err(err("tag must be 16 bytes"));
         }
+        let t = match self {
+            PrimsAead::Ietf(a) => a.seal(
+                nonce
+                    .try_into()
+                    .map_err(|_| err("nonce must be 12 bytes"))?,
+                aad,
+                buf,
+            ),
+            PrimsAead::X(a) => a.seal(
+                nonce
+                    .try_into()
+                    .map_err(|_| err("nonce must be 24 bytes"))?,
+                aad,
+                buf,
+            ),
+        };
         tag.copy_from_slice(&t);
         Ok(())
     }
@@ -50,14 +66,27 @@ impl Aead for PrimsAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        let n: &[u8; 12] = nonce
-            .try_into()
-            .map_err(|_| err("nonce must be 12 bytes"))?;
         let t: &[u8; 16] = tag.try_into().map_err(|_| Error::AuthFailed)?;
         out.copy_from_slice(ct);
-        self.0
-            .open(n, aad, out, t)
-            .map_err(|AuthError| Error::AuthFailed)
+        match self {
+            PrimsAead::Ietf(a) => a.open(
+                nonce
+                    .try_into()
+                    .map_err(|_| err("nonce must be 12 bytes"))?,
+                aad,
+                out,
+                t,
+            ),
+            PrimsAead::X(a) => a.open(
+                nonce
+                    .try_into()
+                    .map_err(|_| err("nonce must be 24 bytes"))?,
+                aad,
+                out,
+                t,
+            ),
+        }
+        .map_err(|AuthError| Error::AuthFailed)
     }
 }
 
@@ -92,7 +121,7 @@ fn parse_variant(algo: Algorithm, name: &str) -> Result<(ChaCha20, Option<Poly13
         .ok_or_else(|| bad("expected chacha20/<variant>".into()))?;
     let c = ChaCha20::by_name(c).map_err(bad)?;
     let p = match (algo, parts.next()) {
-        (Algorithm::ChaCha20Poly1305, Some(p)) => Some(
+        (Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305, Some(p)) => Some(
             Poly1305::by_name(
                 p.strip_prefix("poly1305/")
                     .ok_or_else(|| bad("expected +poly1305/<variant>".into()))?,
@@ -258,7 +287,7 @@ impl Cipher for PrimsAes {
 
 fn auto_variant(algo: Algorithm) -> Option<String> {
     match algo {
-        Algorithm::ChaCha20Poly1305 => Some(format!(
+        Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305 => Some(format!(
             "chacha20/{}+poly1305/{}",
             ChaCha20::auto().name(),
             Poly1305::auto().name()
@@ -309,15 +338,17 @@ impl Backend for Prims {
                     available: chacha(c),
                 })
                 .collect(),
-            Algorithm::ChaCha20Poly1305 => ango_prims::chacha20::VARIANTS
-                .iter()
-                .flat_map(|c| {
-                    ango_prims::poly1305::VARIANTS.iter().map(move |p| Variant {
-                        name: format!("chacha20/{c}+poly1305/{p}"),
-                        available: chacha(c),
+            Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305 => {
+                ango_prims::chacha20::VARIANTS
+                    .iter()
+                    .flat_map(|c| {
+                        ango_prims::poly1305::VARIANTS.iter().map(move |p| Variant {
+                            name: format!("chacha20/{c}+poly1305/{p}"),
+                            available: chacha(c),
+                        })
                     })
-                })
-                .collect(),
+                    .collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -339,15 +370,19 @@ impl Backend for Prims {
         ) {
             return aes_aead(algo, variant, key, nonce_len, tag_len);
         }
-        if algo != Algorithm::ChaCha20Poly1305 || (nonce_len, tag_len) != (12, 16) {
-            return Err(err(format!("{algo} with a {nonce_len}-byte nonce and {tag_len}-byte tag is not implemented by ango")));
-        }
         let (c, p) = parse_variant(algo, variant)?;
-        Ok(Box::new(PrimsAead(ChaCha20Poly1305::new(
-            &key32(key)?,
-            c,
-            p.expect("aead shape"),
-        ))))
+        let (key, p) = (key32(key)?, p.expect("aead shape"));
+        match (algo, nonce_len, tag_len) {
+            (Algorithm::ChaCha20Poly1305, 12, 16) => Ok(Box::new(PrimsAead::Ietf(
+                ChaCha20Poly1305::new(&key, c, p),
+            ))),
+            (Algorithm::XChaCha20Poly1305, 24, 16) => Ok(Box::new(PrimsAead::X(
+                XChaCha20Poly1305::new(&key, c, p),
+            ))),
+            _ => Err(err(format!(
+                "{algo} with a {nonce_len}-byte nonce and {tag_len}-byte tag is not implemented by ango"
+            ))),
+        }
     }
 
     fn cipher_variant(

@@ -256,6 +256,9 @@ impl Backend for RustCrypto {
             Algorithm::ChaCha20Poly1305 => {
                 format!("chacha20poly1305 0.10 ({chacha_path}, poly1305 {chacha_path})")
             }
+            Algorithm::XChaCha20Poly1305 => format!(
+                "chacha20poly1305 0.10 XChaCha20Poly1305 ({chacha_path}, poly1305 {chacha_path})"
+            ),
             Algorithm::Aes128Ecb | Algorithm::Aes256Ecb => format!("aes 0.8 ({aes_path})"),
             Algorithm::Aes128Ctr | Algorithm::Aes256Ctr => format!("ctr 0.9 ({aes_path})"),
             Algorithm::ChaCha20 => format!("chacha20 0.9 ({chacha_path})"),
@@ -303,6 +306,14 @@ impl Backend for RustCrypto {
                 Ok(boxed(
                     chacha20poly1305::ChaCha20Poly1305::new_from_slice(key).map_err(err)?,
                     12,
+                    16,
+                ))
+            }
+            Algorithm::XChaCha20Poly1305 => {
+                fixed(24, 16)?;
+                Ok(boxed(
+                    chacha20poly1305::XChaCha20Poly1305::new_from_slice(key).map_err(err)?,
+                    24,
                     16,
                 ))
             }

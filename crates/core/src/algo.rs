@@ -64,6 +64,7 @@ algorithms! {
     Aes128Ccm => "aes-128-ccm", Aead, key 16, nonce 12, tag 16, block 1;
     Aes256Ccm => "aes-256-ccm", Aead, key 32, nonce 12, tag 16, block 1;
     ChaCha20Poly1305 => "chacha20-poly1305", Aead, key 32, nonce 12, tag 16, block 1;
+    XChaCha20Poly1305 => "xchacha20-poly1305", Aead, key 32, nonce 24, tag 16, block 1;
     Aes128Ecb => "aes-128-ecb", Cipher, key 16, nonce 0, tag 0, block 16;
     Aes256Ecb => "aes-256-ecb", Cipher, key 32, nonce 0, tag 0, block 16;
     ChaCha20 => "chacha20", Cipher, key 32, nonce 16, tag 0, block 1;
@@ -72,7 +73,8 @@ algorithms! {
 }
 
 impl Algorithm {
-    /// The default set of `ango speed`: the nine of seed 000 plus AES-CTR.
+    /// The default set of `ango speed`: the nine of seed 000 plus AES-CTR
+    /// and XChaCha20-Poly1305.
     pub const DEFAULT_SPEED: &'static [Algorithm] = Algorithm::ALL;
 
     /// Parse a user's name (case-insensitive, `_` accepted for `-`).

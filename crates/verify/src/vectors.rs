@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 /// Sections that name a primitive below the level of `ango speed`'s
 /// algorithms (tested directly against ango's own implementations).
-pub const PRIMITIVE_SECTIONS: &[&str] = &["poly1305", "hchacha20", "xchacha20-poly1305"];
+pub const PRIMITIVE_SECTIONS: &[&str] = &["poly1305", "hchacha20"];
 
 #[derive(Debug)]
 pub struct Case {

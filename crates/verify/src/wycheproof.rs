@@ -15,6 +15,7 @@ pub fn algorithm_of(file_algorithm: &str, key_bits: u64) -> Option<Algorithm> {
         ("AES-CCM", 128) => Some(Algorithm::Aes128Ccm),
         ("AES-CCM", 256) => Some(Algorithm::Aes256Ccm),
         ("CHACHA20-POLY1305", 256) => Some(Algorithm::ChaCha20Poly1305),
+        ("XCHACHA20-POLY1305", 256) => Some(Algorithm::XChaCha20Poly1305),
         _ => None,
     }
 }

@@ -137,7 +137,8 @@ fn placement_check_catches_alignment_dependent_output() {
     }
 }
 
-/// Wycheproof's full AES-GCM, AES-CCM and ChaCha20-Poly1305 files
+/// Wycheproof's full AES-GCM, AES-CCM, ChaCha20-Poly1305 and
+/// XChaCha20-Poly1305 files
 /// (vectors/wycheproof/) against every backend and every variant: no
 /// failure, and every implementation runs most of the cases.
 #[test]
@@ -147,6 +148,7 @@ fn wycheproof_full_files_every_implementation() {
         "aes_gcm_test.json",
         "aes_ccm_test.json",
         "chacha20_poly1305_test.json",
+        "xchacha20_poly1305_test.json",
     ] {
         let text = std::fs::read_to_string(format!("{dir}{f}")).unwrap();
         let file = ango_verify::wycheproof::parse(f, &text).unwrap();
