@@ -825,11 +825,8 @@ fn lab_namespaces(pid: u32) -> Vec<String> {
 #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
 fn tls_lab_runs_and_leaves_nothing_behind_even_when_interrupted() {
     // SAFETY: geteuid has no preconditions.
-    assert_eq!(
-        unsafe { libc::geteuid() },
-        0,
-        "the TLS lab needs root; run as root"
-    );
+    let euid = unsafe { libc::geteuid() };
+    assert_eq!(euid, 0, "the TLS lab needs root; run as root");
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("tls");
     let bin = assert_cmd::cargo::cargo_bin("ango");
