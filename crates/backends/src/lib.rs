@@ -1,5 +1,7 @@
-//! Library backends behind ango's traits. Each is a plain struct behind a
-//! cargo feature; [`registry`] lists the ones built into this binary.
+//! The providers: each library (and ango's own code) is one module that
+//! exports a [`Provider`](ango_core::Provider) listing its entries, behind
+//! a cargo feature. [`catalog`] holds every provider built into this
+//! binary; adding a library is one module and one line in [`PROVIDERS`].
 
 #[cfg(feature = "openssl")]
 pub mod openssl;
@@ -9,104 +11,99 @@ pub mod prims;
 #[cfg(feature = "rustcrypto")]
 pub mod rustcrypto;
 
-use ango_core::{Algorithm, Backend, Error, Hw, Result, WithVariant};
+use ango_core::{Catalog, Provider};
 
-/// Every backend compiled into this binary, in table order.
-#[allow(unused_mut, clippy::vec_init_then_push)]
-pub fn registry() -> Vec<&'static dyn Backend> {
-    let mut v: Vec<&'static dyn Backend> = Vec::new();
+/// Every provider built into this binary, in table order.
+pub const PROVIDERS: &[&Provider] = &[
     #[cfg(feature = "openssl")]
-    v.push(&openssl::OpenSsl);
+    &openssl::PROVIDER,
+    #[cfg(feature = "pk-oqs")]
+    &pk::oqs::PROVIDER,
     #[cfg(feature = "rustcrypto")]
-    v.push(&rustcrypto::RustCrypto);
+    &rustcrypto::PROVIDER,
     #[cfg(feature = "prims")]
-    v.push(&prims::Prims);
-    v
-}
+    &prims::PROVIDER,
+];
 
-/// Backends that ango knows of but that this binary was built without.
-pub fn not_built() -> Vec<(&'static str, &'static str)> {
-    #[allow(unused_mut)]
-    let mut v = Vec::new();
+/// Providers ango knows of but this binary was built without, with why.
+const NOT_BUILT: &[(&str, &str)] = &[
     #[cfg(not(feature = "openssl"))]
-    v.push(("openssl", "built without the `openssl` feature"));
+    ("openssl", "built without the `openssl` feature"),
+    #[cfg(not(feature = "pk-oqs"))]
+    ("liboqs", "built without the `pk-oqs` feature"),
     #[cfg(not(feature = "rustcrypto"))]
-    v.push(("rustcrypto", "built without the `rustcrypto` feature"));
+    ("rustcrypto", "built without the `rustcrypto` feature"),
     #[cfg(not(feature = "prims"))]
-    v.push(("ango", "built without the `prims` feature"));
-    v
+    ("ango", "built without the `prims` feature"),
+];
+
+/// The catalog of this binary, made once.
+pub fn catalog() -> &'static Catalog {
+    static CATALOG: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
+    CATALOG.get_or_init(|| Catalog::new(PROVIDERS.to_vec(), NOT_BUILT.to_vec()))
 }
 
-/// Look a backend up by name.
-pub fn by_name(name: &str) -> Result<&'static dyn Backend> {
-    lookup(registry(), name, |b| b.name(), "backend")
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ango_core::{Algorithm, AlgorithmId, PkAlgorithm};
 
-/// Find `name` (case-insensitive) among `list`; an unknown name is a usage
-/// error naming the valid ones.
-pub(crate) fn lookup<T: ?Sized>(
-    list: Vec<&'static T>,
-    name: &str,
-    name_of: fn(&T) -> &'static str,
-    what: &str,
-) -> Result<&'static T> {
-    let n = name.trim().to_ascii_lowercase();
-    if let Some(b) = list.iter().find(|b| name_of(b) == n) {
-        return Ok(*b);
-    }
-    Err(Error::usage(format!(
-        "unknown {what} '{name}'; valid: {}",
-        list.iter()
-            .map(|b| name_of(b))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )))
-}
-
-/// One implementation of an algorithm: a backend, pinned to a variant when
-/// it has several.
-pub struct Impl {
-    /// `backend` or `backend[variant]`.
-    pub label: String,
-    pub backend: &'static dyn Backend,
-    pub variant: Option<String>,
-}
-
-impl Impl {
-    /// Run `f` on the backend, pinned to the variant if there is one.
-    pub fn with<R>(&self, f: impl FnOnce(&dyn Backend) -> R) -> R {
-        match &self.variant {
-            Some(v) => f(&WithVariant {
-                inner: self.backend,
-                variant: v.clone(),
-            }),
-            None => f(self.backend),
+    #[test]
+    fn every_algorithm_has_entries_and_ids_are_unique() {
+        let c = catalog();
+        let mut ids: Vec<String> = c.entries.iter().map(|e| e.id()).collect();
+        let n = ids.len();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate entry ids");
+        for &a in Algorithm::ALL {
+            assert!(c.of(AlgorithmId::Sym(a)).next().is_some(), "{a}");
+        }
+        for &a in PkAlgorithm::DEFAULT {
+            assert!(c.runnable(AlgorithmId::Pk(a)).len() >= 2, "{a}");
+        }
+        // Exactly one automatic variant per (provider, algorithm) that runs.
+        for p in &c.providers {
+            for a in AlgorithmId::all() {
+                let autos = c
+                    .of_provider(a, p)
+                    .filter(|e| e.auto && e.available.is_ok())
+                    .count();
+                assert!(autos <= 1, "{} {a}: {autos}", p.name);
+            }
         }
     }
-}
 
-/// Every (backend, variant) of `a` that this machine runs.
-pub fn implementations(a: Algorithm) -> Vec<Impl> {
-    let mut out = Vec::new();
-    for b in registry() {
-        if b.availability(a, Hw::On).is_err() && b.availability(a, Hw::Off).is_err() {
-            continue;
+    #[test]
+    fn unknown_and_unbuilt_names_list_the_valid_ones() {
+        let e = catalog().provider("wolfssl").unwrap_err().to_string();
+        for p in PROVIDERS {
+            assert!(e.contains(p.name), "{e}");
         }
-        let variants = b.variants(a);
-        if variants.is_empty() {
-            out.push(Impl {
-                label: b.name().to_string(),
-                backend: b,
-                variant: None,
-            });
-        }
-        for v in variants.into_iter().filter(|v| v.available.is_ok()) {
-            out.push(Impl {
-                label: format!("{}[{}]", b.name(), v.name),
-                backend: b,
-                variant: Some(v.name),
-            });
-        }
+        assert!(catalog().providers_named(" , ").is_err());
+        let v = catalog().providers_named("OpenSSL,ango,openssl").unwrap();
+        assert_eq!(v.len(), 2);
     }
-    out
+
+    #[test]
+    fn own_variants_are_typed_entries() {
+        let c = catalog();
+        let gcm: Vec<_> = c
+            .of(AlgorithmId::Sym(Algorithm::Aes128Gcm))
+            .filter(|e| e.provider.has_variants)
+            .collect();
+        // Every AES variant × every GHASH variant, available here or not.
+        assert_eq!(
+            gcm.len(),
+            ango_prims::aes::VARIANTS.len() * ango_prims::ghash::VARIANTS.len()
+        );
+        let portable = gcm
+            .iter()
+            .find(|e| e.variant == "aes/ttable-nct+ghash/4bit-nct")
+            .unwrap();
+        assert!(portable.available.is_ok());
+        let mut a = portable.aead(&[7u8; 16], 12, 16).unwrap();
+        let (mut buf, mut tag) = ([0u8; 5], [0u8; 16]);
+        a.seal(&[1u8; 12], b"", &mut buf, &mut tag).unwrap();
+    }
 }

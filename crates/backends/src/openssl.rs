@@ -8,7 +8,9 @@
 //! `on` are applied through `OPENSSL_ia32cap`, which libcrypto reads once at
 //! start-up: such points run in a child process (see [`Backend::child_env`]).
 
-use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable};
+use ango_core::{
+    Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, Provider, Result, Unavailable,
+};
 use foreign_types::ForeignTypeRef;
 use openssl::cipher::Cipher as EvpCipher;
 use openssl::cipher_ctx::{CipherCtx, CipherCtxRef};
@@ -332,4 +334,37 @@ impl Backend for OpenSsl {
     fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>> {
         Ok(Box::new(OsslCipher::new(algo, key)?))
     }
+}
+
+/// OpenSSL 3.5 as a provider: every symmetric algorithm it has (through
+/// EVP, under every hardware setting, each applied in a worker process by
+/// `OPENSSL_ia32cap`) and every public-key one.
+pub static PROVIDER: Provider = Provider {
+    name: NAME,
+    version: provider_version,
+    worker_env: provider_worker_env,
+    cpu_view: provider_cpu_view,
+    has_variants: false,
+    entries: provider_entries,
+};
+
+fn provider_version() -> String {
+    OpenSsl.version()
+}
+
+fn provider_worker_env(hw: Hw) -> Option<Vec<(&'static str, String)>> {
+    OpenSsl.child_env(hw)
+}
+
+fn provider_cpu_view() -> Option<String> {
+    OpenSsl.cpu_view()
+}
+
+fn provider_entries() -> Vec<Entry> {
+    let mut v = ango_core::catalog::entries_of_backend(&PROVIDER, &OpenSsl);
+    v.extend(ango_core::catalog::entries_of_pk_backend(
+        &PROVIDER,
+        &crate::pk::openssl::OpenSslPk,
+    ));
+    v
 }

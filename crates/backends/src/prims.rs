@@ -3,7 +3,8 @@
 //! each with every variant selectable and the best this CPU runs as
 //! "auto".
 
-use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable, Variant};
+use ango_core::catalog::{AlgorithmId, Make};
+use ango_core::{Aead, Algorithm, Cipher, Entry, Error, Hw, Provider, Result};
 use ango_prims::aead::{AuthError, ChaCha20Poly1305, XChaCha20Poly1305};
 use ango_prims::aes::{Aes, AesKey};
 use ango_prims::ccm::Ccm;
@@ -11,10 +12,9 @@ use ango_prims::chacha20::ChaCha20;
 use ango_prims::gcm::Gcm;
 use ango_prims::ghash::Ghash;
 use ango_prims::poly1305::Poly1305;
+use std::sync::Arc;
 
 const NAME: &str = "ango";
-
-pub struct Prims;
 
 fn err(msg: impl std::fmt::Display) -> Error {
     Error::Backend {
@@ -111,29 +111,6 @@ impl Cipher for PrimsChaCha20 {
     }
 }
 
-/// Parse "chacha20/X+poly1305/Y" or "chacha20/X".
-fn parse_variant(algo: Algorithm, name: &str) -> Result<(ChaCha20, Option<Poly1305>)> {
-    let bad = |why: String| Error::usage(format!("{algo} variant '{name}': {why}"));
-    let mut parts = name.split('+');
-    let c = parts
-        .next()
-        .and_then(|p| p.strip_prefix("chacha20/"))
-        .ok_or_else(|| bad("expected chacha20/<variant>".into()))?;
-    let c = ChaCha20::by_name(c).map_err(bad)?;
-    let p = match (algo, parts.next()) {
-        (Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305, Some(p)) => Some(
-            Poly1305::by_name(
-                p.strip_prefix("poly1305/")
-                    .ok_or_else(|| bad("expected +poly1305/<variant>".into()))?,
-            )
-            .map_err(bad)?,
-        ),
-        (Algorithm::ChaCha20, None) => None,
-        _ => return Err(bad("wrong shape for this algorithm".into())),
-    };
-    Ok((c, p))
-}
-
 /// AES-GCM and AES-CCM of ango's own code, any nonce and tag length the
 /// standards allow.
 struct AesAead {
@@ -181,58 +158,7 @@ impl Aead for AesAead {
     }
 }
 
-fn aes_aead(
-    algo: Algorithm,
-    variant: &str,
-    key: &[u8],
-    nonce_len: usize,
-    tag_len: usize,
-) -> Result<Box<dyn Aead>> {
-    let bad = |why: String| Error::usage(format!("{algo} variant '{variant}': {why}"));
-    if key.len() != algo.key_len() {
-        return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
-    }
-    let mut parts = variant.split('+');
-    let aes = parts
-        .next()
-        .and_then(|p| p.strip_prefix("aes/"))
-        .ok_or_else(|| bad("expected aes/<variant>".into()))?;
-    let aes = Aes::by_name(aes).map_err(bad)?;
-    let gcm = matches!(algo, Algorithm::Aes128Gcm | Algorithm::Aes256Gcm);
-    let (g, c) = if gcm {
-        let gh = parts
-            .next()
-            .and_then(|p| p.strip_prefix("ghash/"))
-            .ok_or_else(|| bad("expected +ghash/<variant>".into()))?;
-        let gh = Ghash::by_name(gh).map_err(bad)?;
-        if nonce_len == 0 || !(4..=16).contains(&tag_len) {
-            return Err(err(format!(
-                "GCM with a {nonce_len}-byte nonce and {tag_len}-byte tag"
-            )));
-        }
-        (Gcm::new(aes, gh, key), None)
-    } else {
-        if !(7..=13).contains(&nonce_len)
-            || !(4..=16).contains(&tag_len)
-            || !tag_len.is_multiple_of(2)
-        {
-            return Err(err(format!(
-                "CCM with a {nonce_len}-byte nonce and {tag_len}-byte tag"
-            )));
-        }
-        (None, Ccm::new(aes, key))
-    };
-    if g.is_none() && c.is_none() {
-        return Err(err("bad AES key length"));
-    }
-    Ok(Box::new(AesAead {
-        gcm: g,
-        ccm: c,
-        nonce_len,
-        tag_len,
-    }))
-}
-
+#[derive(Clone, Copy)]
 enum AesMode {
     Ecb,
     Ctr,
@@ -285,176 +211,230 @@ impl Cipher for PrimsAes {
     }
 }
 
-fn auto_variant(algo: Algorithm) -> Option<String> {
-    match algo {
-        Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305 => Some(format!(
-            "chacha20/{}+poly1305/{}",
-            ChaCha20::auto().name(),
-            Poly1305::auto().name()
-        )),
-        Algorithm::ChaCha20 => Some(format!("chacha20/{}", ChaCha20::auto().name())),
-        a if aes_mode(a).is_some() => Some(format!("aes/{}", Aes::auto().name())),
-        Algorithm::Aes128Ccm | Algorithm::Aes256Ccm => Some(format!("aes/{}", Aes::auto().name())),
-        Algorithm::Aes128Gcm | Algorithm::Aes256Gcm => Some(format!(
-            "aes/{}+ghash/{}",
-            Aes::auto().name(),
-            Ghash::auto().name()
-        )),
-        _ => None,
+/// AES-GCM (with `ghash`) or AES-CCM (without) of ango's own code, with
+/// any nonce and tag length the standards allow.
+fn aes_aead(
+    algo: Algorithm,
+    aes: Aes,
+    ghash: Option<Ghash>,
+    key: &[u8],
+    nonce_len: usize,
+    tag_len: usize,
+) -> Result<Box<dyn Aead>> {
+    if key.len() != algo.key_len() {
+        return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
+    }
+    let (g, c) = match ghash {
+        Some(gh) => {
+            if nonce_len == 0 || !(4..=16).contains(&tag_len) {
+                return Err(err(format!(
+                    "GCM with a {nonce_len}-byte nonce and {tag_len}-byte tag"
+                )));
+            }
+            (Gcm::new(aes, gh, key), None)
+        }
+        None => {
+            if !(7..=13).contains(&nonce_len)
+                || !(4..=16).contains(&tag_len)
+                || !tag_len.is_multiple_of(2)
+            {
+                return Err(err(format!(
+                    "CCM with a {nonce_len}-byte nonce and {tag_len}-byte tag"
+                )));
+            }
+            (None, Ccm::new(aes, key))
+        }
+    };
+    if g.is_none() && c.is_none() {
+        return Err(err("bad AES key length"));
+    }
+    Ok(Box::new(AesAead {
+        gcm: g,
+        ccm: c,
+        nonce_len,
+        tag_len,
+    }))
+}
+
+/// ChaCha20-Poly1305 or XChaCha20-Poly1305 from typed variants.
+fn chacha_aead(
+    algo: Algorithm,
+    c: ChaCha20,
+    p: Poly1305,
+    key: &[u8],
+    nonce_len: usize,
+    tag_len: usize,
+) -> Result<Box<dyn Aead>> {
+    let key = key32(key)?;
+    match (algo, nonce_len, tag_len) {
+        (Algorithm::ChaCha20Poly1305, 12, 16) => {
+            Ok(Box::new(PrimsAead::Ietf(ChaCha20Poly1305::new(&key, c, p))))
+        }
+        (Algorithm::XChaCha20Poly1305, 24, 16) => {
+            Ok(Box::new(PrimsAead::X(XChaCha20Poly1305::new(&key, c, p))))
+        }
+        _ => Err(err(format!(
+            "{algo} with a {nonce_len}-byte nonce and {tag_len}-byte tag is not implemented by ango"
+        ))),
     }
 }
 
-impl Backend for Prims {
-    fn variants(&self, algo: Algorithm) -> Vec<Variant> {
-        if matches!(algo, Algorithm::Aes128Gcm | Algorithm::Aes256Gcm) {
-            return ango_prims::aes::VARIANTS
-                .iter()
-                .flat_map(|a| {
-                    ango_prims::ghash::VARIANTS.iter().map(move |g| Variant {
-                        name: format!("aes/{a}+ghash/{g}"),
-                        available: Aes::by_name(a).and_then(|_| Ghash::by_name(g)).map(|_| ()),
-                    })
-                })
-                .collect();
-        }
-        if aes_mode(algo).is_some() || matches!(algo, Algorithm::Aes128Ccm | Algorithm::Aes256Ccm) {
-            return ango_prims::aes::VARIANTS
-                .iter()
-                .map(|a| Variant {
-                    name: format!("aes/{a}"),
-                    available: Aes::by_name(a).map(|_| ()),
-                })
-                .collect();
-        }
-        let chacha = |c: &str| match ChaCha20::by_name(c) {
-            Ok(_) => Ok(()),
-            Err(why) => Err(why),
+/// ango's own primitives as a provider: every variant of every algorithm
+/// of the speed study is an entry of its own, made from typed variant
+/// values (an AES variant × a GHASH variant, a ChaCha20 × a Poly1305
+/// variant); the best this CPU runs is the `auto` one.
+pub static PROVIDER: Provider = Provider {
+    name: NAME,
+    version: provider_version,
+    worker_env: provider_worker_env,
+    cpu_view: provider_cpu_view,
+    has_variants: true,
+    entries: provider_entries,
+};
+
+fn provider_version() -> String {
+    format!("ango-prims {}", env!("CARGO_PKG_VERSION"))
+}
+
+fn provider_worker_env(_hw: Hw) -> Option<Vec<(&'static str, String)>> {
+    None
+}
+
+fn provider_cpu_view() -> Option<String> {
+    None
+}
+
+/// A variant's typed value, or why this CPU cannot run it.
+type Pick<T> = (&'static str, std::result::Result<T, String>);
+
+fn picks<T>(
+    names: &'static [&'static str],
+    by_name: fn(&str) -> std::result::Result<T, String>,
+) -> Vec<Pick<T>> {
+    names.iter().map(|&n| (n, by_name(n))).collect()
+}
+
+/// Both parts of a combined variant, or the first reason one cannot run.
+fn both<A: Copy, B: Copy>(a: &Pick<A>, b: &Pick<B>) -> std::result::Result<(A, B), String> {
+    Ok((a.1.clone()?, b.1.clone()?))
+}
+
+/// The constructor of a variant this CPU cannot run: it says why.
+fn unavailable(algo: Algorithm, why: String) -> Make {
+    match algo.kind() {
+        ango_core::Kind::Aead => Make::Aead(Arc::new(move |_: &[u8], _: usize, _: usize| {
+            Err(err(why.clone()))
+        })),
+        ango_core::Kind::Cipher => Make::Cipher(Arc::new(move |_: &[u8]| Err(err(why.clone())))),
+    }
+}
+
+fn provider_entries() -> Vec<Entry> {
+    let chacha = picks(ango_prims::chacha20::VARIANTS, ChaCha20::by_name);
+    let poly = picks(ango_prims::poly1305::VARIANTS, Poly1305::by_name);
+    let aes = picks(ango_prims::aes::VARIANTS, Aes::by_name);
+    let ghash = picks(ango_prims::ghash::VARIANTS, Ghash::by_name);
+    let (c_auto, p_auto, a_auto, g_auto) = (
+        ChaCha20::auto().name(),
+        Poly1305::auto().name(),
+        Aes::auto().name(),
+        Ghash::auto().name(),
+    );
+    let mut out = Vec::new();
+    let mut push =
+        |algo: Algorithm, variant: String, auto: bool, make: std::result::Result<Make, String>| {
+            let available = make.as_ref().map(|_| ()).map_err(Clone::clone);
+            out.push(Entry {
+                algorithm: AlgorithmId::Sym(algo),
+                provider: &PROVIDER,
+                implementation: variant.clone(),
+                variant,
+                auto,
+                needs: Vec::new(),
+                hw: vec![Hw::On],
+                hw_note: "ango's variants are chosen by name, not by OPENSSL_ia32cap".into(),
+                available,
+                make: make.unwrap_or_else(|why| unavailable(algo, why)),
+            });
         };
+    for &algo in Algorithm::ALL {
         match algo {
-            Algorithm::ChaCha20 => ango_prims::chacha20::VARIANTS
-                .iter()
-                .map(|c| Variant {
-                    name: format!("chacha20/{c}"),
-                    available: chacha(c),
-                })
-                .collect(),
+            Algorithm::ChaCha20 => {
+                for c in &chacha {
+                    let make = c.1.clone().map(|v| {
+                        Make::Cipher(Arc::new(move |key: &[u8]| -> Result<Box<dyn Cipher>> {
+                            Ok(Box::new(PrimsChaCha20 {
+                                key: key32(key)?,
+                                v,
+                            }))
+                        }))
+                    });
+                    push(algo, format!("chacha20/{}", c.0), c.0 == c_auto, make);
+                }
+            }
             Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305 => {
-                ango_prims::chacha20::VARIANTS
-                    .iter()
-                    .flat_map(|c| {
-                        ango_prims::poly1305::VARIANTS.iter().map(move |p| Variant {
-                            name: format!("chacha20/{c}+poly1305/{p}"),
-                            available: chacha(c),
-                        })
-                    })
-                    .collect()
+                for c in &chacha {
+                    for p in &poly {
+                        let make = both(c, p).map(|(cv, pv)| {
+                            Make::Aead(Arc::new(move |key: &[u8], n: usize, t: usize| {
+                                chacha_aead(algo, cv, pv, key, n, t)
+                            }))
+                        });
+                        let auto = c.0 == c_auto && p.0 == p_auto;
+                        push(
+                            algo,
+                            format!("chacha20/{}+poly1305/{}", c.0, p.0),
+                            auto,
+                            make,
+                        );
+                    }
+                }
             }
-            _ => Vec::new(),
-        }
-    }
-
-    fn aead_variant(
-        &self,
-        algo: Algorithm,
-        variant: &str,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-    ) -> Result<Box<dyn Aead>> {
-        if matches!(
-            algo,
-            Algorithm::Aes128Gcm
-                | Algorithm::Aes256Gcm
-                | Algorithm::Aes128Ccm
-                | Algorithm::Aes256Ccm
-        ) {
-            return aes_aead(algo, variant, key, nonce_len, tag_len);
-        }
-        let (c, p) = parse_variant(algo, variant)?;
-        let (key, p) = (key32(key)?, p.expect("aead shape"));
-        match (algo, nonce_len, tag_len) {
-            (Algorithm::ChaCha20Poly1305, 12, 16) => Ok(Box::new(PrimsAead::Ietf(
-                ChaCha20Poly1305::new(&key, c, p),
-            ))),
-            (Algorithm::XChaCha20Poly1305, 24, 16) => Ok(Box::new(PrimsAead::X(
-                XChaCha20Poly1305::new(&key, c, p),
-            ))),
-            _ => Err(err(format!(
-                "{algo} with a {nonce_len}-byte nonce and {tag_len}-byte tag is not implemented by ango"
-            ))),
-        }
-    }
-
-    fn cipher_variant(
-        &self,
-        algo: Algorithm,
-        variant: &str,
-        key: &[u8],
-    ) -> Result<Box<dyn Cipher>> {
-        if let Some(mode) = aes_mode(algo) {
-            let name = variant.strip_prefix("aes/").ok_or_else(|| {
-                Error::usage(format!(
-                    "{algo} variant '{variant}': expected aes/<variant>"
-                ))
-            })?;
-            let aes = Aes::by_name(name).map_err(|e| Error::usage(format!("{algo}: {e}")))?;
-            if key.len() != algo.key_len() {
-                return Err(err(format!("{algo}: key must be {} bytes", algo.key_len())));
+            Algorithm::Aes128Gcm | Algorithm::Aes256Gcm => {
+                for a in &aes {
+                    for g in &ghash {
+                        let make = both(a, g).map(|(av, gv)| {
+                            Make::Aead(Arc::new(move |key: &[u8], n: usize, t: usize| {
+                                aes_aead(algo, av, Some(gv), key, n, t)
+                            }))
+                        });
+                        let auto = a.0 == a_auto && g.0 == g_auto;
+                        push(algo, format!("aes/{}+ghash/{}", a.0, g.0), auto, make);
+                    }
+                }
             }
-            let key = aes.key(key).ok_or_else(|| err("bad AES key length"))?;
-            return Ok(Box::new(PrimsAes { key, mode }));
+            Algorithm::Aes128Ccm | Algorithm::Aes256Ccm => {
+                for a in &aes {
+                    let make = a.1.clone().map(|av| {
+                        Make::Aead(Arc::new(move |key: &[u8], n: usize, t: usize| {
+                            aes_aead(algo, av, None, key, n, t)
+                        }))
+                    });
+                    push(algo, format!("aes/{}", a.0), a.0 == a_auto, make);
+                }
+            }
+            Algorithm::Aes128Ecb
+            | Algorithm::Aes256Ecb
+            | Algorithm::Aes128Ctr
+            | Algorithm::Aes256Ctr => {
+                let mode = aes_mode(algo).expect("a block mode");
+                for a in &aes {
+                    let make = a.1.clone().map(|av| {
+                        Make::Cipher(Arc::new(move |key: &[u8]| -> Result<Box<dyn Cipher>> {
+                            if key.len() != algo.key_len() {
+                                return Err(err(format!(
+                                    "{algo}: key must be {} bytes",
+                                    algo.key_len()
+                                )));
+                            }
+                            let key = av.key(key).ok_or_else(|| err("bad AES key length"))?;
+                            Ok(Box::new(PrimsAes { key, mode }))
+                        }))
+                    });
+                    push(algo, format!("aes/{}", a.0), a.0 == a_auto, make);
+                }
+            }
         }
-        if algo != Algorithm::ChaCha20 {
-            return Err(err(format!("{algo} is not implemented by ango")));
-        }
-        let (v, _) = parse_variant(algo, variant)?;
-        Ok(Box::new(PrimsChaCha20 {
-            key: key32(key)?,
-            v,
-        }))
     }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn version(&self) -> String {
-        format!("ango-prims {}", env!("CARGO_PKG_VERSION"))
-    }
-
-    fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
-        if auto_variant(algo).is_none() {
-            return Err(Unavailable(
-                "not implemented in ango's own primitives yet".into(),
-            ));
-        }
-        match hw {
-            Hw::On => Ok(()),
-            _ => Err(Unavailable(
-                "ango's variants are chosen by name, not by OPENSSL_ia32cap".into(),
-            )),
-        }
-    }
-
-    fn implementation(&self, algo: Algorithm, _hw: Hw) -> String {
-        auto_variant(algo).unwrap_or_else(|| "-".into())
-    }
-
-    fn aead(
-        &self,
-        algo: Algorithm,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-    ) -> Result<Box<dyn Aead>> {
-        let v =
-            auto_variant(algo).ok_or_else(|| err(format!("{algo} is not implemented by ango")))?;
-        self.aead_variant(algo, &v, key, nonce_len, tag_len)
-    }
-
-    fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>> {
-        let v =
-            auto_variant(algo).ok_or_else(|| err(format!("{algo} is not implemented by ango")))?;
-        self.cipher_variant(algo, &v, key)
-    }
+    out
 }

@@ -15,7 +15,9 @@ use aes::cipher::{
 };
 use aes::{Aes128, Aes256};
 use aes_gcm::aead::AeadInPlace;
-use ango_core::{Aead, Algorithm, Backend, Cipher, Error, Hw, Result, Unavailable};
+use ango_core::{
+    Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, Provider, Result, Unavailable,
+};
 
 const NAME: &str = "rustcrypto";
 
@@ -343,4 +345,47 @@ impl Backend for RustCrypto {
             _ => Err(err(format!("{algo} is not a plain cipher"))),
         }
     }
+}
+
+/// RustCrypto as a provider: its symmetric crates (hw on in a normal build,
+/// hw off in the build of scripts/rustcrypto-soft) and, with the
+/// `pk-rustcrypto` feature, its public-key crates.
+pub static PROVIDER: Provider = Provider {
+    name: NAME,
+    version: provider_version,
+    worker_env: provider_worker_env,
+    cpu_view: provider_cpu_view,
+    has_variants: false,
+    entries: provider_entries,
+};
+
+fn provider_version() -> String {
+    #[allow(unused_mut)]
+    let mut v = RustCrypto.version();
+    #[cfg(feature = "pk-rustcrypto")]
+    {
+        use ango_core::PkBackend;
+        v.push_str(", ");
+        v.push_str(&crate::pk::rustcrypto::RustCryptoPk.version());
+    }
+    v
+}
+
+fn provider_worker_env(_hw: Hw) -> Option<Vec<(&'static str, String)>> {
+    None
+}
+
+fn provider_cpu_view() -> Option<String> {
+    None
+}
+
+fn provider_entries() -> Vec<Entry> {
+    #[allow(unused_mut)]
+    let mut v = ango_core::catalog::entries_of_backend(&PROVIDER, &RustCrypto);
+    #[cfg(feature = "pk-rustcrypto")]
+    v.extend(ango_core::catalog::entries_of_pk_backend(
+        &PROVIDER,
+        &crate::pk::rustcrypto::RustCryptoPk,
+    ));
+    v
 }

@@ -341,21 +341,22 @@ impl PkArgs {
         use ango_core::{PkAlgorithm, PkOp};
         use ango_study::pk;
         let algorithms = PkAlgorithm::parse_list(self.algo.as_deref().unwrap_or("default"))?;
-        let backends: Vec<String> = match &self.backend {
-            None => ango_backends::pk::registry()
+        let catalog = ango_backends::catalog();
+        // By default every provider with a public-key entry.
+        let providers = match &self.backend {
+            None => catalog
+                .providers
                 .iter()
-                .map(|b| b.name().to_string())
+                .copied()
+                .filter(|p| {
+                    catalog.entries.iter().any(|e| {
+                        std::ptr::eq(e.provider, *p)
+                            && matches!(e.algorithm, ango_core::AlgorithmId::Pk(_))
+                    })
+                })
                 .collect(),
-            Some(s) => list(s)
-                .map(|n| ango_backends::pk::by_name(n).map(|b| b.name().to_string()))
-                .collect::<Result<_>>()?,
+            Some(s) => catalog.providers_named(s)?,
         };
-        if backends.is_empty() {
-            return Err(Error::usage(format!(
-                "--backend is empty; valid: {}",
-                names(ango_backends::pk::registry().iter().map(|b| b.name()))
-            )));
-        }
         let ops = PkOp::parse_list(&self.ops)?;
         let iterations = match &self.iterations {
             Some(s) => parse_num("--iterations", s, 1usize, 10_000_000)?,
@@ -374,7 +375,7 @@ impl PkArgs {
         Ok(pk::PkSpec {
             run_id: run_id.to_string(),
             algorithms,
-            backends,
+            providers,
             ops,
             iterations,
             message_bytes,
@@ -553,23 +554,21 @@ impl SpeedArgs {
                 v
             }
         };
-        let backends = match &self.backend {
-            None => ango_backends::registry()
+        let catalog = ango_backends::catalog();
+        // By default every provider with a symmetric entry.
+        let providers = match &self.backend {
+            None => catalog
+                .providers
                 .iter()
-                .map(|b| b.name().to_string())
+                .copied()
+                .filter(|p| {
+                    catalog.entries.iter().any(|e| {
+                        std::ptr::eq(e.provider, *p)
+                            && matches!(e.algorithm, ango_core::AlgorithmId::Sym(_))
+                    })
+                })
                 .collect(),
-            Some(s) => {
-                let v: Vec<String> = list(s)
-                    .map(|n| ango_backends::by_name(n).map(|b| b.name().to_string()))
-                    .collect::<Result<_>>()?;
-                if v.is_empty() {
-                    return Err(Error::usage(format!(
-                        "--backend is empty; valid: {}",
-                        names(ango_backends::registry().iter().map(|b| b.name()))
-                    )));
-                }
-                v
-            }
+            Some(s) => catalog.providers_named(s)?,
         };
         let hw = Hw::parse_list(self.hw.as_deref().unwrap_or(default_hw))?;
         let sizes = match &self.sizes {
@@ -601,10 +600,16 @@ impl SpeedArgs {
             Some(s) => parse_num("--retries", s, 0usize, 20)?,
             None => 2,
         };
+        let impls: Vec<String> = list(self.impls.as_deref().unwrap_or("auto"))
+            .map(String::from)
+            .collect();
+        let (points, skips) =
+            ango_study::speed::resolve(catalog, &algorithms, &providers, &impls, &hw)?;
         let spec = SpeedSpec {
             run_id: run_id.to_string(),
             algorithms,
-            backends,
+            points,
+            skips,
             hw,
             sizes,
             aad,
@@ -612,18 +617,9 @@ impl SpeedArgs {
             time,
             samples,
             retries,
-            impls: list(self.impls.as_deref().unwrap_or("auto"))
-                .map(String::from)
-                .collect(),
             suite: ango_study::speed::SUITE.into(),
         };
-        if spec.impls.is_empty() {
-            return Err(Error::usage(
-                "--impl is empty; valid: auto, all, or a variant name from `ango list`",
-            ));
-        }
         spec.validate()?;
-        spec.validate_impls()?;
         Ok(spec)
     }
 }

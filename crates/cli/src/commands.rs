@@ -4,7 +4,8 @@ use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, PkArgs, RunArgs, SpeedArgs,
 use crate::sink::{ParentSink, EVENTS, PK_SAMPLES};
 use ango_core::results::{utc_now, ResultsDir, ENV, FINDINGS, REPORT, RESULTS};
 use ango_core::{
-    Algorithm, EnvInfo, Error, Hw, PkRecord, PkSamples, Result, SpeedRecord, TlsRecord,
+    Algorithm, AlgorithmId, EntryBackend, EnvInfo, Error, Hw, PkRecord, PkSamples, Result,
+    SpeedRecord, TlsRecord,
 };
 use ango_harness::CycleCounter;
 use ango_report::compare::{self, Selector};
@@ -62,14 +63,17 @@ pub fn capture_env(run_id: &str) -> EnvInfo {
     e.ango_version = env!("CARGO_PKG_VERSION").to_string();
     e.time = utc_now().0;
     e.rustc = env!("ANGO_RUSTC_VERSION").to_string();
-    e.libraries = ango_backends::registry()
+    let catalog = ango_backends::catalog();
+    e.libraries = catalog
+        .providers
         .iter()
-        .map(|b| (b.name().to_string(), b.version()))
+        .map(|p| (p.name.to_string(), (p.version)()))
         .collect();
-    e.openssl_ia32cap_on = ango_backends::registry()
+    // What the library that reports its own view of the CPU sees.
+    e.openssl_ia32cap_on = catalog
+        .providers
         .iter()
-        .find(|b| b.name() == "openssl")
-        .and_then(|b| b.cpu_view())
+        .find_map(|p| (p.cpu_view)())
         .map(|v| match std::env::var("OPENSSL_ia32cap") {
             Ok(mask) => format!("{v} (this process has OPENSSL_ia32cap={mask}; hw=on points run in a child without it)"),
             Err(_) => v,
@@ -105,8 +109,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         "kbps"
     }))?;
     let format = Format::parse(&a.format)?;
-    let planned = spec.plan_points()?;
-    let mut total = planned.run.len() * spec.points_per_triple();
+    let mut total = spec.points.len() * spec.points_per_triple();
     // `ango run` adds the public-key study (validated here too).
     let pk_spec = match run_args {
         Some(r) if !r.no_pk => {
@@ -231,7 +234,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             println!("cycles: {}", env.cycle_source_note);
         }
         let f = if mode == Mode::Latency {
-            ango_report::findings::latency(&sink.records)
+            ango_report::findings::latency(&sink.records, &variant_providers())
         } else {
             ango_report::findings::speed(&sink.records)
         };
@@ -283,8 +286,19 @@ fn write_report(
             tls_records: tls.to_vec(),
             events: sink.events.clone(),
             notes,
+            variant_providers: variant_providers(),
         },
     )
+}
+
+/// The providers of the catalog that have several named variants.
+fn variant_providers() -> Vec<String> {
+    ango_backends::catalog()
+        .providers
+        .iter()
+        .filter(|p| p.has_variants)
+        .map(|p| p.name.to_string())
+        .collect()
 }
 
 /// What a results directory presents, written from its records and events
@@ -634,6 +648,7 @@ fn report_cmd(path: &Path) -> Result<()> {
             pk_samples: pk_samples.items,
             events: events.items,
             notes,
+            variant_providers: variant_providers(),
         },
     )?;
     println!("{}", d.path.join(REPORT).display());
@@ -665,64 +680,68 @@ fn compare_cmd(a: &CompareArgs) -> Result<i32> {
 
 fn list(a: &FormatArgs) -> Result<i32> {
     check_format(&a.format)?;
+    let catalog = ango_backends::catalog();
     let mut rows = Vec::new();
-    for &algo in Algorithm::ALL {
-        for b in ango_backends::registry() {
-            for &hw in Hw::ALL {
-                let (status, detail) = match b.availability(algo, hw) {
-                    Ok(()) => ("available", b.implementation(algo, hw)),
-                    Err(u) => ("unavailable", u.0),
-                };
-                let auto = if b.variants(algo).is_empty() {
-                    ""
-                } else {
-                    " (auto)"
-                };
-                rows.push(serde_json::json!({
-                    "algorithm": algo.name(), "backend": b.name(), "hw": hw.name(),
-                    "status": status, "implementation_or_reason": format!("{detail}{auto}"),
-                }));
-                if hw != Hw::On || status != "available" {
-                    continue;
-                }
-                for v in b.variants(algo) {
-                    let (status, detail) = match v.available {
-                        Ok(()) => ("available", format!("{} (--impl {})", v.name, v.name)),
-                        Err(why) => ("unavailable", format!("{}: {why}", v.name)),
-                    };
-                    rows.push(serde_json::json!({
-                        "algorithm": algo.name(), "backend": b.name(), "hw": hw.name(),
-                        "status": status, "implementation_or_reason": detail,
-                    }));
+    let mut row = |algo: &str, backend: &str, hw: &str, status: &str, detail: String| {
+        rows.push(serde_json::json!({
+            "algorithm": algo, "backend": backend, "hw": hw,
+            "status": status, "implementation_or_reason": detail,
+        }));
+    };
+    for algo in AlgorithmId::all() {
+        for p in &catalog.providers {
+            let entries: Vec<&ango_core::Entry> = catalog.of_provider(algo, p).collect();
+            if entries.is_empty() {
+                row(
+                    algo.name(),
+                    p.name,
+                    "-",
+                    "unavailable",
+                    format!("{} has no {algo}", p.name),
+                );
+            }
+            for e in entries {
+                match algo {
+                    AlgorithmId::Sym(_) => {
+                        for &hw in Hw::ALL {
+                            // A provider's variants are listed under hw=on;
+                            // the other settings name the automatic one.
+                            if p.has_variants && hw != Hw::On && !e.auto {
+                                continue;
+                            }
+                            let (status, detail) = match e.runs(hw) {
+                                Ok(()) if p.has_variants && e.auto => (
+                                    "available",
+                                    format!("{} (auto; --impl {})", e.implementation, e.variant),
+                                ),
+                                Ok(()) if p.has_variants => (
+                                    "available",
+                                    format!("{} (--impl {})", e.implementation, e.variant),
+                                ),
+                                Ok(()) => ("available", e.implementation.clone()),
+                                Err(why) if p.has_variants && e.available.is_err() => {
+                                    ("unavailable", format!("{}: {why}", e.variant))
+                                }
+                                Err(why) => ("unavailable", why),
+                            };
+                            row(algo.name(), p.name, hw.name(), status, detail);
+                        }
+                    }
+                    AlgorithmId::Pk(pa) => {
+                        let (status, detail) = match &e.available {
+                            Ok(()) => match known_defects_of(&EntryBackend(e), pa) {
+                                Some(why) => ("fails", format!("{}: {why}", e.implementation)),
+                                None => ("available", e.implementation.clone()),
+                            },
+                            Err(why) => ("unavailable", why.clone()),
+                        };
+                        row(algo.name(), p.name, "-", status, detail);
+                    }
                 }
             }
         }
-        for (b, why) in ango_backends::not_built() {
-            rows.push(serde_json::json!({
-                "algorithm": algo.name(), "backend": b, "hw": "any",
-                "status": "unavailable", "implementation_or_reason": why,
-            }));
-        }
-    }
-    for &algo in ango_core::PkAlgorithm::ALL {
-        for b in ango_backends::pk::registry() {
-            let (status, detail) = match b.availability(algo) {
-                Ok(()) => match known_defects_of(b, algo) {
-                    Some(why) => ("fails", format!("{}: {why}", b.implementation(algo))),
-                    None => ("available", b.implementation(algo)),
-                },
-                Err(u) => ("unavailable", u.0),
-            };
-            rows.push(serde_json::json!({
-                "algorithm": algo.name(), "backend": b.name(), "hw": "-",
-                "status": status, "implementation_or_reason": detail,
-            }));
-        }
-        for (b, why) in ango_backends::pk::not_built() {
-            rows.push(serde_json::json!({
-                "algorithm": algo.name(), "backend": b, "hw": "-",
-                "status": "unavailable", "implementation_or_reason": why,
-            }));
+        for (b, why) in &catalog.not_built {
+            row(algo.name(), b, "any", "unavailable", why.to_string());
         }
     }
     if a.format == "json" {
@@ -746,9 +765,9 @@ fn list(a: &FormatArgs) -> Result<i32> {
             r["implementation_or_reason"].as_str().unwrap_or("")
         );
     }
-    for b in ango_backends::registry() {
-        if let Some(v) = b.cpu_view() {
-            println!("{} sees: {v}", b.name());
+    for p in &catalog.providers {
+        if let Some(v) = (p.cpu_view)() {
+            println!("{} sees: {v}", p.name);
         }
     }
     Ok(0)
@@ -835,17 +854,17 @@ fn verify_wycheproof(path: &Path) -> Result<i32> {
         "algorithm", "backend[variant]", "pass", "fail", "skipped", "acceptable"
     );
     for a in algos {
-        let imps = ango_backends::implementations(a);
+        let imps = ango_backends::catalog().runnable(AlgorithmId::Sym(a));
         if imps.is_empty() {
             println!("{:<18} no backend provides it here", a.name());
         }
         for imp in imps {
-            let o = imp.with(|b| ango_verify::wycheproof::run(b, a, &file));
+            let o = ango_verify::wycheproof::run(&EntryBackend(imp), a, &file);
             failed += o.failed;
             println!(
                 "{:<18} {:<44} {:>6} {:>6} {:>8} {:>10}",
                 a.name(),
-                imp.label,
+                imp.label(),
                 o.passed,
                 o.failed,
                 o.skipped,
@@ -872,14 +891,15 @@ fn verify() -> Result<i32> {
         "algorithm", "backend[variant]"
     );
     for &a in Algorithm::ALL {
-        for b in ango_backends::registry() {
-            if let Err(u) = b.availability(a, Hw::On) {
-                println!("{:<18} {:<44} unavailable: {}", a.name(), b.name(), u.0);
+        let catalog = ango_backends::catalog();
+        for e in catalog.of(AlgorithmId::Sym(a)) {
+            if let Err(why) = &e.available {
+                println!("{:<18} {:<44} unavailable: {why}", a.name(), e.label());
             }
         }
-        for imp in ango_backends::implementations(a) {
-            let label = &imp.label;
-            let r = imp.with(|b| ango_verify::kat::run(b, a))?;
+        for imp in catalog.runnable(AlgorithmId::Sym(a)) {
+            let label = imp.label();
+            let r = ango_verify::kat::run(&EntryBackend(imp), a)?;
             if !r.ok() {
                 failed += 1;
             }
@@ -894,11 +914,12 @@ fn verify() -> Result<i32> {
         "algorithm"
     );
     for &a in Algorithm::ALL {
-        let d: Vec<(String, Result<u64>)> = ango_backends::implementations(a)
+        let d: Vec<(String, Result<u64>)> = ango_backends::catalog()
+            .runnable(AlgorithmId::Sym(a))
             .into_iter()
             .map(|imp| {
-                let d = imp.with(|b| ango_verify::cross::digest(b, a, 300, 4096, 0xa460));
-                (imp.label, d)
+                let d = ango_verify::cross::digest(&EntryBackend(imp), a, 300, 4096, 0xa460);
+                (imp.label(), d)
             })
             .collect();
         let vals: Vec<u64> = d
@@ -928,11 +949,11 @@ fn verify() -> Result<i32> {
         "algorithm"
     );
     for &a in Algorithm::ALL {
-        let imps = ango_backends::implementations(a);
+        let imps = ango_backends::catalog().runnable(AlgorithmId::Sym(a));
         let mut bad = Vec::new();
         for imp in &imps {
-            if let Err(e) = imp.with(|b| ango_verify::cross::placement(b, a, 20, 0x51de)) {
-                bad.push(format!("{}: {e}", imp.label));
+            if let Err(e) = ango_verify::cross::placement(&EntryBackend(imp), a, 20, 0x51de) {
+                bad.push(format!("{}: {e}", imp.label()));
             }
         }
         failed += bad.len();
@@ -966,10 +987,8 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
         "algorithm", "backend", "pass", "fail", "acceptable", "unsupported"
     );
     for a in ango_verify::wycheproof_pk::algorithms(&file) {
-        for b in ango_backends::pk::registry() {
-            if b.availability(a).is_err() {
-                continue;
-            }
+        for entry in ango_backends::catalog().runnable(AlgorithmId::Pk(a)) {
+            let b = &EntryBackend(entry);
             let c = ango_verify::pk::wycheproof_checks_in(std::slice::from_ref(&file), b, a);
             let e = ango_verify::pk::explain(b, a, &c);
             failed += e.unexplained.len();
@@ -1038,13 +1057,18 @@ fn verify_pk(known: &mut Vec<String>) -> usize {
     );
     let mut rng = ango_verify::cross::Rng::new(0x706b_7665_7269);
     for &a in PkAlgorithm::ALL {
-        let mut avail = Vec::new();
-        for b in ango_backends::pk::registry() {
-            if let Err(u) = b.availability(a) {
-                println!("{:<24} {:<11} unavailable: {}", a.name(), b.name(), u.0);
+        let mut avail: Vec<EntryBackend> = Vec::new();
+        for entry in ango_backends::catalog().of(AlgorithmId::Pk(a)) {
+            if let Err(why) = &entry.available {
+                println!(
+                    "{:<24} {:<11} unavailable: {why}",
+                    a.name(),
+                    entry.provider.name
+                );
                 continue;
             }
-            avail.push(b);
+            avail.push(EntryBackend(entry));
+            let b = avail.last().expect("just pushed");
             let checked = ango_verify::pk::all_checks(b, a, &mut rng);
             let e = ango_verify::pk::explain(b, a, &checked);
             let status = if checked.failures.is_empty() {
@@ -1070,7 +1094,11 @@ fn verify_pk(known: &mut Vec<String>) -> usize {
             report_explained(&e, b.name(), a.name(), known);
         }
         if avail.len() >= 2 {
-            let (passed, fails) = ango_verify::pk::cross_checks(&avail, a);
+            let refs: Vec<&dyn ango_core::PkBackend> = avail
+                .iter()
+                .map(|b| b as &dyn ango_core::PkBackend)
+                .collect();
+            let (passed, fails) = ango_verify::pk::cross_checks(&refs, a);
             failed += usize::from(!fails.is_empty());
             println!(
                 "{:<24} {:<11} {} {}/{} ordered pairs of libraries agree",

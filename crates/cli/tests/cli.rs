@@ -35,7 +35,14 @@ fn rejects(args: &[&str], must_mention: &str) {
 fn bad_input_is_one_line_and_exit_2() {
     rejects(&["speed", "--algo", "rot13"], "chacha20-poly1305");
     rejects(&["speed", "--algo", ""], "valid:");
-    rejects(&["speed", "--backend", "wolfssl"], "openssl, rustcrypto");
+    rejects(
+        &["speed", "--backend", "wolfssl"],
+        "openssl, liboqs, rustcrypto, ango",
+    );
+    rejects(
+        &["pk", "--backend", "wolfssl"],
+        "openssl, liboqs, rustcrypto, ango",
+    );
     rejects(
         &["speed", "--unit", "furlongs"],
         "kbps, MBps, Gbps, cpb, ns",

@@ -6,6 +6,7 @@
 //! own primitives) plug in behind [`traits`].
 
 pub mod algo;
+pub mod catalog;
 pub mod error;
 pub mod finding;
 pub mod pk;
@@ -14,6 +15,7 @@ pub mod results;
 pub mod traits;
 
 pub use algo::{Algorithm, Hw, Kind, Operation};
+pub use catalog::{AlgorithmId, Catalog, Entry, EntryBackend, Make, Provider};
 pub use error::{Error, Result};
 pub use finding::{CaseFailure, DefectCategory, DefectMatch, Finding, Verdict};
 pub use pk::{
@@ -23,4 +25,4 @@ pub use record::{
     EnvInfo, PkRecord, PkSamples, Quantiles, SpeedRecord, TlsCapture, TlsRecord, TlsTcp,
     SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
 };
-pub use traits::{Aead, Backend, Cipher, Unavailable, Variant, WithVariant};
+pub use traits::{Aead, Backend, Cipher, Unavailable};

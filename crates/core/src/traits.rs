@@ -35,8 +35,10 @@ pub trait Cipher {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unavailable(pub String);
 
-/// A library or family of implementations. Backends are plain structs; the
-/// registry in `ango-backends` lists them as `&'static dyn Backend`.
+/// A library's per-algorithm interface: the measuring and checking code
+/// takes it. Providers make their catalog entries from it (or implement
+/// entries directly, as ango's own variants do), and
+/// [`crate::EntryBackend`] presents any entry through it.
 pub trait Backend: Sync {
     /// Short lower-case name used on the command line and in records.
     fn name(&self) -> &'static str;
@@ -79,109 +81,4 @@ pub trait Backend: Sync {
 
     /// A keyed cipher.
     fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>>;
-
-    /// The named variants of `algo` this backend has (ango's own
-    /// primitives: `chacha20/avx2`, ...), each available here or not with
-    /// the reason. Empty for a backend with a single implementation.
-    fn variants(&self, algo: Algorithm) -> Vec<Variant> {
-        let _ = algo;
-        Vec::new()
-    }
-
-    /// A keyed AEAD of a named variant.
-    fn aead_variant(
-        &self,
-        algo: Algorithm,
-        variant: &str,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-    ) -> Result<Box<dyn Aead>> {
-        let _ = (key, nonce_len, tag_len);
-        Err(crate::Error::usage(format!(
-            "{} has no variant '{variant}' of {algo}",
-            self.name()
-        )))
-    }
-
-    /// A keyed cipher of a named variant.
-    fn cipher_variant(
-        &self,
-        algo: Algorithm,
-        variant: &str,
-        key: &[u8],
-    ) -> Result<Box<dyn Cipher>> {
-        let _ = key;
-        Err(crate::Error::usage(format!(
-            "{} has no variant '{variant}' of {algo}",
-            self.name()
-        )))
-    }
-}
-
-/// A named variant and whether this machine can run it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Variant {
-    pub name: String,
-    pub available: Result<(), String>,
-}
-
-/// A backend pinned to one of its variants: every construction goes to that
-/// variant, and `implementation` names it. The harness, the known-answer
-/// runner and the cross checks take it like any backend.
-pub struct WithVariant<'a> {
-    pub inner: &'a dyn Backend,
-    pub variant: String,
-}
-
-impl Backend for WithVariant<'_> {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-    fn version(&self) -> String {
-        self.inner.version()
-    }
-    fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
-        self.inner.availability(algo, hw)?;
-        match self
-            .inner
-            .variants(algo)
-            .into_iter()
-            .find(|v| v.name == self.variant)
-        {
-            Some(Variant {
-                available: Ok(()), ..
-            }) => Ok(()),
-            Some(Variant {
-                available: Err(why),
-                ..
-            }) => Err(Unavailable(why)),
-            None => Err(Unavailable(format!(
-                "no variant '{}' of {algo}",
-                self.variant
-            ))),
-        }
-    }
-    fn implementation(&self, _algo: Algorithm, _hw: Hw) -> String {
-        self.variant.clone()
-    }
-    fn child_env(&self, hw: Hw) -> Option<Vec<(&'static str, String)>> {
-        self.inner.child_env(hw)
-    }
-    fn cpu_view(&self) -> Option<String> {
-        self.inner.cpu_view()
-    }
-    fn aead(
-        &self,
-        algo: Algorithm,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-    ) -> Result<Box<dyn Aead>> {
-        self.inner
-            .aead_variant(algo, &self.variant, key, nonce_len, tag_len)
-    }
-    fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>> {
-        self.inner.cipher_variant(algo, &self.variant, key)
-    }
 }

@@ -285,7 +285,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
 
 /// Findings of the latency study (seed 001): where each implementation
 /// overtakes the portable variant of ango's own code.
-pub fn latency(records: &[SpeedRecord]) -> Vec<Finding> {
+pub fn latency(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<Finding> {
     use std::collections::BTreeMap;
     let mut out = Vec::new();
     let mut algos: Vec<&str> = records.iter().map(|r| r.algorithm.as_str()).collect();
@@ -298,7 +298,7 @@ pub fn latency(records: &[SpeedRecord]) -> Vec<Finding> {
             .iter()
             .filter(|r| r.algorithm == algo && r.operation == "encrypt")
         {
-            let label = if r.backend == "ango" {
+            let label = if variant_providers.contains(&r.backend) {
                 r.implementation.clone()
             } else {
                 r.backend.clone()
@@ -417,7 +417,7 @@ pub fn of_run(d: &crate::html::ReportData) -> Vec<Finding> {
         .partition(|r| r.suite == "latency");
     let mut out = defects_in_events(&d.events);
     out.extend(speed(&spd));
-    out.extend(latency(&lat));
+    out.extend(latency(&lat, &d.variant_providers));
     out.extend(crate::pk::findings(&d.pk_records));
     out
 }

@@ -21,6 +21,20 @@ pub struct ReportData {
     pub events: Vec<serde_json::Value>,
     /// Notes about the data itself (interrupted run, cut lines).
     pub notes: Vec<String>,
+    /// The providers that have several named variants of an algorithm
+    /// (from the catalog): their points are labelled by variant.
+    pub variant_providers: Vec<String>,
+}
+
+/// How a latency point is labelled: by variant for a provider that has
+/// several (`ango chacha20/avx2`), else by provider; and whether it is such
+/// a variant (drawn solid; libraries dashed).
+pub fn point_label(r: &SpeedRecord, variant_providers: &[String]) -> (String, bool) {
+    if variant_providers.contains(&r.backend) {
+        (format!("{} {}", r.backend, r.implementation), true)
+    } else {
+        (r.backend.clone(), false)
+    }
 }
 
 const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
@@ -370,18 +384,20 @@ const METHOD: &str = "<h2>How the numbers were taken</h2><ul>\
 <li>Against <code>openssl speed</code>: OpenSSL 3.5's <code>speed -evp</code> picks its per-message AEAD loop only for GCM, CCM, OCB and SIV modes (and that loop re-keys every message); ChaCha20-Poly1305 is a stream-cipher mode to it, so even with <code>-aead</code> it is timed as one endless stream of Update calls — no nonce, no Poly1305 one-time key, no AAD, no tag per message — the same kind of shortcut seed 000 §5.3.3 found for CCM. Expect ango's ChaCha20-Poly1305 to be lower than <code>openssl speed</code>'s by the per-message set-up (about a fifth at 8 KiB here), and its AES-GCM slightly higher (no re-keying).</li>\
 <li>This machine may be shared and noisy: compare ratios measured side by side in one run (<code>ango compare</code>), not absolute figures across runs.</li></ul>";
 
-fn latency_section(records: &[SpeedRecord]) -> String {
+fn latency_section(records: &[SpeedRecord], variant_providers: &[String]) -> String {
     if records.is_empty() {
         return String::new();
     }
     let mut out = String::from("<h2>Latency study (seed 001)</h2><p>Nanoseconds per message at each length, median with its 95% confidence interval (bands in the charts), every implementation in one run.</p>");
-    out.push_str(&crate::findings::html(&crate::findings::latency(records)));
-    let label = |r: &SpeedRecord| {
-        if r.backend == "ango" {
-            format!("ango {}", r.implementation)
-        } else {
-            r.backend.clone()
-        }
+    out.push_str(&crate::findings::html(&crate::findings::latency(
+        records,
+        variant_providers,
+    )));
+    let label = |r: &SpeedRecord| point_label(r, variant_providers).0;
+    let own = |l: &str| {
+        records
+            .iter()
+            .any(|r| point_label(r, variant_providers) == (l.to_string(), true))
     };
     let mut algos = distinct(records, |r| r.algorithm.clone());
     algos.sort_by_key(|a| algo_index(a));
@@ -399,7 +415,7 @@ fn latency_section(records: &[SpeedRecord]) -> String {
             .map(|(i, l)| Series {
                 label: l.clone(),
                 color: PALETTE[i % PALETTE.len()],
-                style: if l.starts_with("ango") { 0 } else { 1 },
+                style: if own(l) { 0 } else { 1 },
                 points: rs
                     .iter()
                     .filter(|r| &label(r) == l)
@@ -460,6 +476,7 @@ fn latency_section(records: &[SpeedRecord]) -> String {
 
 /// Render the whole page.
 pub fn render(d: &ReportData) -> String {
+    let variant_providers = d.variant_providers.clone();
     let total = d.records.len();
     let (latency, speed): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
         .records
@@ -512,7 +529,7 @@ pub fn render(d: &ReportData) -> String {
         out.push_str("<h2>Tables</h2>");
         out.push_str(&tables(&d.records));
     }
-    out.push_str(&latency_section(&latency));
+    out.push_str(&latency_section(&latency, &variant_providers));
     out.push_str(&pk);
     out.push_str(&tls);
     out.push_str(METHOD);

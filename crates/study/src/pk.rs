@@ -8,9 +8,10 @@
 //! what it produced. A failing pair is reported and not timed.
 
 use crate::event::{Event, Sink};
-use ango_backends::pk as registry;
 use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkKind, PkOp, Timing};
-use ango_core::{Error, PkRecord, PkSamples, Result, SCHEMA_VERSION};
+use ango_core::{
+    AlgorithmId, EntryBackend, Error, PkRecord, PkSamples, Provider, Result, SCHEMA_VERSION,
+};
 use ango_harness::measure::{stop_requested, timer_overhead_ns};
 use ango_harness::stats::Summary;
 use ango_harness::CycleCounter;
@@ -42,7 +43,8 @@ pub fn message_note(bytes: usize) -> String {
 pub struct PkSpec {
     pub run_id: String,
     pub algorithms: Vec<PkAlgorithm>,
-    pub backends: Vec<String>,
+    /// The providers asked for (resolved at the command line).
+    pub providers: Vec<&'static Provider>,
     pub ops: Vec<PkOp>,
     /// Calls kept per point; one more is made first and dropped.
     pub iterations: usize,
@@ -62,22 +64,29 @@ impl PkSpec {
             timings: self.timings.len(),
             ..PkPlan::default()
         };
+        let catalog = ango_backends::catalog();
         for &a in &self.algorithms {
-            for bn in &self.backends {
-                let b = registry::by_name(bn)?;
-                match b.availability(a) {
-                    Ok(()) => {
-                        let ops: Vec<PkOp> = a
-                            .ops()
-                            .iter()
-                            .copied()
-                            .filter(|o| self.ops.contains(o))
-                            .collect();
-                        if !ops.is_empty() {
-                            plan.run.push((b, a, ops));
+            for p in &self.providers {
+                let mut entries = catalog.of_provider(AlgorithmId::Pk(a), p).peekable();
+                if entries.peek().is_none() {
+                    plan.skip
+                        .push((p.name.to_string(), a, format!("{} has no {a}", p.name)));
+                }
+                for e in entries {
+                    match &e.available {
+                        Ok(()) => {
+                            let ops: Vec<PkOp> = a
+                                .ops()
+                                .iter()
+                                .copied()
+                                .filter(|o| self.ops.contains(o))
+                                .collect();
+                            if !ops.is_empty() {
+                                plan.run.push((EntryBackend(e), a, ops));
+                            }
                         }
+                        Err(why) => plan.skip.push((p.name.to_string(), a, why.clone())),
                     }
-                    Err(u) => plan.skip.push((b.name().to_string(), a, u.0)),
                 }
             }
         }
@@ -87,7 +96,7 @@ impl PkSpec {
 
 #[derive(Default)]
 pub struct PkPlan {
-    pub run: Vec<(&'static dyn PkBackend, PkAlgorithm, Vec<PkOp>)>,
+    pub run: Vec<(EntryBackend<'static>, PkAlgorithm, Vec<PkOp>)>,
     pub skip: Vec<(String, PkAlgorithm, String)>,
     /// How many timings each operation is measured with.
     pub timings: usize,
@@ -191,7 +200,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
             .run
             .iter()
             .filter(|(_, x, _)| x == a)
-            .map(|(b, _, _)| *b)
+            .map(|(b, _, _)| b as &dyn PkBackend)
             .collect();
         if bs.len() < 2 {
             continue;
@@ -221,15 +230,15 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
         if stop_requested() {
             return Ok(PkOutcome { interrupted: true });
         }
-        let checked = all_checks(*b, *a, &mut rng);
+        let checked = all_checks(b, *a, &mut rng);
         let ok = checked.failures.is_empty();
         let summary = summary_line(&checked);
         let sizes = checked.sizes.clone();
-        sink.event(check_event(*b, *a, &checked))?;
+        sink.event(check_event(b, *a, &checked))?;
         if !ok {
             continue;
         }
-        let mut inst = Inst::new(*b, *a)?;
+        let mut inst = Inst::new(b, *a)?;
         let library_version = b.version();
         for (op, timing) in ops
             .iter()

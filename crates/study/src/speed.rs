@@ -10,8 +10,8 @@
 use crate::event::{Event, Sink};
 use ango_core::record::SampleSet;
 use ango_core::{
-    Aead, Algorithm, Backend, Cipher, Error, Hw, Kind, Operation, Result, SpeedRecord, WithVariant,
-    SCHEMA_VERSION,
+    Aead, Algorithm, AlgorithmId, Backend, Catalog, Cipher, EntryBackend, Error, Hw, Kind,
+    Operation, Provider, Result, SpeedRecord, SCHEMA_VERSION,
 };
 use ango_harness::measure::{self, MeasureError, Plan};
 use ango_harness::CycleCounter;
@@ -29,7 +29,12 @@ pub const SUITE: &str = "speed";
 pub struct SpeedSpec {
     pub run_id: String,
     pub algorithms: Vec<Algorithm>,
-    pub backends: Vec<String>,
+    /// The catalog entries to measure, by id, each under a hardware
+    /// setting: resolved once, at the command line ([`resolve`]).
+    pub points: Vec<Planned>,
+    /// What was asked but cannot be measured here, with the reason.
+    #[serde(default)]
+    pub skips: Vec<Skipped>,
     pub hw: Vec<Hw>,
     pub sizes: Vec<usize>,
     pub aad: usize,
@@ -41,11 +46,6 @@ pub struct SpeedSpec {
     /// measured again; the steadiest attempt is kept and all are reported.
     #[serde(default)]
     pub retries: usize,
-    /// Which variants of backends that have several (ango's own): `auto`
-    /// (the best this CPU runs), `all`, a variant name, or a component of
-    /// one (`chacha20/sse2` picks every AEAD variant built on it).
-    #[serde(default = "auto_impl")]
-    pub impls: Vec<String>,
     /// "speed" (throughput study of seed 000) or "latency" (seed 001: time
     /// per message at every length).
     #[serde(default = "speed_suite")]
@@ -56,8 +56,110 @@ fn speed_suite() -> String {
     SUITE.into()
 }
 
-fn auto_impl() -> Vec<String> {
-    vec!["auto".into()]
+/// One entry to measure under one hardware setting.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Planned {
+    /// The catalog entry's id.
+    pub entry: String,
+    pub hw: Hw,
+}
+
+/// A combination that cannot be measured here.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub backend: String,
+    pub algorithm: Algorithm,
+    pub hw: Hw,
+    pub reason: String,
+}
+
+/// Resolve the command line's names into catalog entries: for every
+/// hardware setting, provider and algorithm, the provider's single entry,
+/// or for a provider with variants those `impls` selects (`auto`: the best
+/// this CPU runs; `all`; a variant name or a component of one). A provider
+/// that lacks an algorithm, an entry that does not run here or not under a
+/// setting, is a skip with its reason; an `--impl` pattern that selects
+/// nothing is a usage error naming the valid ones.
+pub fn resolve(
+    catalog: &Catalog,
+    algorithms: &[Algorithm],
+    providers: &[&'static Provider],
+    impls: &[String],
+    hws: &[Hw],
+) -> Result<(Vec<Planned>, Vec<Skipped>)> {
+    if impls.is_empty() {
+        return Err(Error::usage(
+            "--impl is empty; valid: auto, all, or a variant name from `ango list`",
+        ));
+    }
+    let mut known: Vec<&str> = Vec::new();
+    for &a in algorithms {
+        for p in providers.iter().filter(|p| p.has_variants) {
+            for e in catalog.of_provider(AlgorithmId::Sym(a), p) {
+                if !known.contains(&e.variant.as_str()) {
+                    known.push(&e.variant);
+                }
+            }
+        }
+    }
+    for i in impls {
+        if i != "auto" && i != "all" && !known.iter().any(|k| impl_matches(i, k)) {
+            return Err(Error::usage(format!(
+                "no implementation '{i}' for the chosen algorithms; valid: auto, all, {}",
+                known.join(", ")
+            )));
+        }
+    }
+    let (mut run, mut skip) = (Vec::new(), Vec::new());
+    for &hw in hws {
+        for p in providers {
+            for &a in algorithms {
+                let entries: Vec<_> = catalog.of_provider(AlgorithmId::Sym(a), p).collect();
+                if entries.is_empty() {
+                    skip.push(Skipped {
+                        backend: p.name.into(),
+                        algorithm: a,
+                        hw,
+                        reason: format!("{} has no {a}", p.name),
+                    });
+                    continue;
+                }
+                // The automatic variant first, as a plain `--backend` run
+                // would measure it, then the named ones.
+                let mut entries = entries;
+                entries.sort_by_key(|e| !e.auto);
+                for e in entries {
+                    let chosen = !p.has_variants
+                        || impls.iter().any(|i| {
+                            (i == "auto" && e.auto && e.available.is_ok())
+                                || (i != "auto" && impl_matches(i, &e.variant))
+                        });
+                    if !chosen {
+                        continue;
+                    }
+                    match e.runs(hw) {
+                        Ok(()) => {
+                            let planned = Planned { entry: e.id(), hw };
+                            if !run.contains(&planned) {
+                                run.push(planned);
+                            }
+                        }
+                        Err(why) => skip.push(Skipped {
+                            backend: p.name.into(),
+                            algorithm: a,
+                            hw,
+                            reason: if p.has_variants && e.available.is_err() {
+                                format!("{}: {why}", e.variant)
+                            } else {
+                                why
+                            },
+                        }),
+                    }
+                }
+            }
+        }
+    }
+    Ok((run, skip))
 }
 
 /// Does `pattern` (from `--impl`) select the variant `name`?
@@ -90,146 +192,58 @@ impl SpeedSpec {
         Ok(())
     }
 
-    /// Check `--impl` patterns: each must be `auto`, `all`, or select some
-    /// variant of a chosen algorithm.
-    pub fn validate_impls(&self) -> Result<()> {
-        let mut known: Vec<String> = Vec::new();
-        for bn in &self.backends {
-            let b = ango_backends::by_name(bn)?;
-            for &a in &self.algorithms {
-                for v in b.variants(a) {
-                    if !known.contains(&v.name) {
-                        known.push(v.name);
-                    }
-                }
-            }
-        }
-        for p in &self.impls {
-            if p != "auto" && p != "all" && !known.iter().any(|k| impl_matches(p, k)) {
-                return Err(Error::usage(format!(
-                    "no implementation '{p}' for the chosen algorithms; valid: auto, all, {}",
-                    known.join(", ")
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// The (backend, hw, algorithm, variant) points that will be measured,
-    /// and those that cannot be, with the reason. `variant` is `None` for a
-    /// backend's single (or automatically chosen) implementation.
-    pub fn plan_points(&self) -> Result<PlannedPoints> {
-        let mut p = PlannedPoints::default();
-        for &hw in &self.hw {
-            for bn in &self.backends {
-                let b = ango_backends::by_name(bn)?;
-                for &a in &self.algorithms {
-                    if let Err(u) = b.availability(a, hw) {
-                        p.skip.push((b.name().to_string(), hw, a, u.0));
-                        continue;
-                    }
-                    let variants = b.variants(a);
-                    if variants.is_empty() || self.impls.iter().any(|i| i == "auto") {
-                        p.run.push((b.name().to_string(), hw, a, None));
-                    }
-                    for v in variants {
-                        if !self
-                            .impls
-                            .iter()
-                            .any(|i| i != "auto" && impl_matches(i, &v.name))
-                        {
-                            continue;
-                        }
-                        match v.available {
-                            Ok(()) => p.run.push((b.name().to_string(), hw, a, Some(v.name))),
-                            Err(why) => p.skip.push((
-                                b.name().to_string(),
-                                hw,
-                                a,
-                                format!("{}: {why}", v.name),
-                            )),
-                        }
-                    }
-                }
-            }
-        }
-        Ok(p)
-    }
-
     pub fn points_per_triple(&self) -> usize {
         self.sizes.len() * self.ops.len()
     }
-}
-
-#[derive(Default, Debug)]
-pub struct PlannedPoints {
-    pub run: Vec<(String, Hw, Algorithm, Option<String>)>,
-    pub skip: Vec<(String, Hw, Algorithm, String)>,
 }
 
 /// Run the study, sending every event to `sink`. `in_child` is set in the
 /// worker process (never spawn again there).
 pub fn run(spec: &SpeedSpec, sink: &mut dyn Sink, in_child: bool) -> Result<RunOutcome> {
     spec.validate()?;
-    let planned = spec.plan_points()?;
-    spec.validate_impls()?;
-    for (b, hw, a, why) in &planned.skip {
+    let catalog = ango_backends::catalog();
+    for k in &spec.skips {
         sink.event(Event::Skip {
-            backend: b.clone(),
-            algorithm: *a,
-            hw: *hw,
-            reason: why.clone(),
+            backend: k.backend.clone(),
+            algorithm: k.algorithm,
+            hw: k.hw,
+            reason: k.reason.clone(),
         })?;
     }
     let cc = CycleCounter::open();
     let mut outcome = RunOutcome::default();
-    // Algorithm by algorithm, every (hw, backend) of it back to back, so the
+    // Algorithm by algorithm, every (hw, entry) of it back to back, so the
     // points a ratio compares are measured minutes apart at most.
     for &a in &spec.algorithms {
         for &hw in &spec.hw {
-            for bn in &spec.backends {
-                let b = ango_backends::by_name(bn)?;
-                let points: Vec<Option<String>> = planned
-                    .run
-                    .iter()
-                    .filter(|(n, h, x, _)| n == b.name() && *h == hw && *x == a)
-                    .map(|t| t.3.clone())
-                    .collect();
-                for variant in points {
-                    if measure::stop_requested() {
-                        outcome.interrupted = true;
-                        return Ok(outcome);
+            for planned in spec.points.iter().filter(|p| p.hw == hw) {
+                let entry = catalog.entry(&planned.entry)?;
+                if entry.algorithm != AlgorithmId::Sym(a) {
+                    continue;
+                }
+                if measure::stop_requested() {
+                    outcome.interrupted = true;
+                    return Ok(outcome);
+                }
+                let backend = EntryBackend(entry);
+                let r = match (entry.provider.worker_env)(hw) {
+                    Some(env) if !in_child => {
+                        let sub = SpeedSpec {
+                            algorithms: vec![a],
+                            points: vec![planned.clone()],
+                            skips: Vec::new(),
+                            hw: vec![hw],
+                            ..spec.clone()
+                        };
+                        run_child(&sub, &env, sink)
                     }
-                    let wrapped;
-                    let backend: &dyn Backend = match &variant {
-                        Some(v) => {
-                            wrapped = WithVariant {
-                                inner: b,
-                                variant: v.clone(),
-                            };
-                            &wrapped
-                        }
-                        None => b,
-                    };
-                    let r = match b.child_env(hw) {
-                        Some(env) if !in_child => {
-                            let sub = SpeedSpec {
-                                algorithms: vec![a],
-                                backends: vec![b.name().to_string()],
-                                hw: vec![hw],
-                                impls: vec![variant.clone().unwrap_or_else(|| "auto".into())],
-                                ..spec.clone()
-                            };
-                            run_child(&sub, &env, sink)
-                        }
-                        _ => run_local(spec, backend, hw, &[a], &cc, sink),
-                    }?;
-                    outcome.points += r.points;
-                    outcome.kat_failures += r.kat_failures;
-                    if r.interrupted {
-                        outcome.interrupted = true;
-                        return Ok(outcome);
-                    }
+                    _ => run_local(spec, &backend, hw, &[a], &cc, sink),
+                }?;
+                outcome.points += r.points;
+                outcome.kat_failures += r.kat_failures;
+                if r.interrupted {
+                    outcome.interrupted = true;
+                    return Ok(outcome);
                 }
             }
         }
@@ -730,7 +744,8 @@ mod tests {
         let spec = SpeedSpec {
             run_id: "t".into(),
             algorithms: vec![Algorithm::Aes128Gcm],
-            backends: vec![],
+            points: vec![],
+            skips: vec![],
             hw: vec![Hw::On],
             sizes: vec![64],
             aad: 13,
@@ -738,7 +753,6 @@ mod tests {
             time: 0.01,
             samples: Some(3),
             retries: 0,
-            impls: vec!["auto".into()],
             suite: SUITE.into(),
         };
         let cc = CycleCounter::open();
@@ -765,7 +779,8 @@ mod tests {
         let spec = SpeedSpec {
             run_id: "t".into(),
             algorithms: vec![Algorithm::Aes128Ecb],
-            backends: vec!["openssl".into()],
+            points: vec![],
+            skips: vec![],
             hw: vec![Hw::On],
             sizes: vec![16, 20],
             aad: 13,
@@ -773,7 +788,6 @@ mod tests {
             time: 0.01,
             samples: None,
             retries: 0,
-            impls: vec!["auto".into()],
             suite: SUITE.into(),
         };
         assert!(spec
@@ -781,5 +795,48 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("multiple of 16"));
+    }
+
+    #[test]
+    fn names_resolve_once_into_entries_and_skips() {
+        let c = ango_backends::catalog();
+        let providers: Vec<&'static Provider> = c.providers.clone();
+        let algos = [Algorithm::Aes128Gcm, Algorithm::XChaCha20Poly1305];
+        let (run, skip) =
+            resolve(c, &algos, &providers, &["auto".into()], &[Hw::On, Hw::Off]).unwrap();
+        // Every planned id names a catalog entry of a chosen algorithm that
+        // runs under its setting.
+        for p in &run {
+            let e = c.entry(&p.entry).unwrap();
+            assert!(e.runs(p.hw).is_ok(), "{p:?}");
+            assert!(algos.iter().any(|&a| e.algorithm == AlgorithmId::Sym(a)));
+        }
+        // A provider with variants gives its automatic one (once per
+        // setting it runs under); a provider without the algorithm is a
+        // skip with a note, as is a setting an entry cannot take.
+        for p in providers.iter().filter(|p| p.has_variants) {
+            let autos = run
+                .iter()
+                .filter(|x| c.entry(&x.entry).unwrap().provider.name == p.name)
+                .count();
+            assert_eq!(autos, algos.len(), "{}", p.name);
+            assert!(skip.iter().any(|k| k.backend == p.name && k.hw == Hw::Off));
+        }
+        for p in providers.iter().filter(|p| !p.has_variants) {
+            for &a in &algos {
+                let planned = run.iter().any(|x| {
+                    let e = c.entry(&x.entry).unwrap();
+                    e.provider.name == p.name && e.algorithm == AlgorithmId::Sym(a)
+                });
+                let skipped = skip.iter().any(|k| k.backend == p.name && k.algorithm == a);
+                assert!(planned || skipped, "{} {a}: neither run nor skip", p.name);
+            }
+        }
+        // An --impl pattern that selects nothing names the valid ones.
+        let e = resolve(c, &algos, &providers, &["chacha20/avx9".into()], &[Hw::On])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("chacha20/portable+poly1305/radix26"), "{e}");
+        assert!(resolve(c, &algos, &providers, &[], &[Hw::On]).is_err());
     }
 }

@@ -417,6 +417,33 @@ impl Signer for OqsSigner {
     }
 }
 
+/// liboqs 0.13 (the `oqs` crate's vendored build) as a provider: its KEMs
+/// and signatures.
+pub static PROVIDER: ango_core::Provider = ango_core::Provider {
+    name: BACKEND,
+    version: provider_version,
+    worker_env: provider_worker_env,
+    cpu_view: provider_cpu_view,
+    has_variants: false,
+    entries: provider_entries,
+};
+
+fn provider_version() -> String {
+    LibOqs.version()
+}
+
+fn provider_worker_env(_hw: ango_core::Hw) -> Option<Vec<(&'static str, String)>> {
+    None
+}
+
+fn provider_cpu_view() -> Option<String> {
+    None
+}
+
+fn provider_entries() -> Vec<ango_core::Entry> {
+    ango_core::catalog::entries_of_pk_backend(&PROVIDER, &LibOqs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
