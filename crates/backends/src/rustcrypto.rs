@@ -387,5 +387,10 @@ fn provider_entries() -> Vec<Entry> {
         &PROVIDER,
         &crate::pk::rustcrypto::RustCryptoPk,
     ));
+    #[cfg(not(feature = "pk-rustcrypto"))]
+    v.extend(ango_core::catalog::unbuilt_pk_entries(
+        &PROVIDER,
+        "built without the `pk-rustcrypto` feature",
+    ));
     v
 }

@@ -605,6 +605,17 @@ impl SpeedArgs {
             .collect();
         let (points, skips) =
             ango_study::speed::resolve(catalog, &algorithms, &providers, &impls, &hw)?;
+        if points.is_empty() {
+            let why: Vec<String> = skips
+                .iter()
+                .take(3)
+                .map(|k| format!("{} {} hw={}: {}", k.backend, k.algorithm, k.hw, k.reason))
+                .collect();
+            return Err(Error::usage(format!(
+                "nothing to measure ({}); see `ango list` for what runs here",
+                why.join("; ")
+            )));
+        }
         let spec = SpeedSpec {
             run_id: run_id.to_string(),
             algorithms,

@@ -990,7 +990,7 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
         for entry in ango_backends::catalog().runnable(AlgorithmId::Pk(a)) {
             let b = &EntryBackend(entry);
             let c = ango_verify::pk::wycheproof_checks_in(std::slice::from_ref(&file), b, a);
-            let e = ango_verify::pk::explain(b, a, &c);
+            let e = ango_verify::pk::explain_file(b, a, &c, &file);
             failed += e.unexplained.len();
             let o = ango_verify::wycheproof_pk::run(b, a, &file);
             println!(
@@ -1026,7 +1026,7 @@ fn report_explained(
     }
     for n in &e.not_reproduced {
         println!("    {n}");
-        known.push(n.clone());
+        known.push(format!("no longer reproduces: {n}"));
     }
 }
 
@@ -1034,10 +1034,19 @@ fn report_explained(
 /// words, then the count of failures no known defect explains (exit 1 when
 /// there are any).
 fn print_verdict(failed: usize, known: &[String]) -> Result<i32> {
-    if !known.is_empty() {
+    let (gone, met): (Vec<&String>, Vec<&String>) = known
+        .iter()
+        .partition(|k| k.starts_with("no longer reproduces: "));
+    if !met.is_empty() {
         println!("\nKnown library defects (shown, never timed; not failures of ango):");
-        for k in known {
+        for k in met {
             println!("  {k}");
+        }
+    }
+    if !gone.is_empty() {
+        println!("\nKnown library defects that no longer reproduce here:");
+        for k in gone {
+            println!("  {}", k.trim_start_matches("no longer reproduces: "));
         }
     }
     println!("\n{failed} failed");

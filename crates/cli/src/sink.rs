@@ -48,27 +48,33 @@ impl ParentSink {
     /// The known library defects met in this run, in plain words, one
     /// line each (the first lines of the end-of-run summary).
     pub fn defect_lines(&self) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .known_defects
+        self.known_defects
             .iter()
             .map(|(b, a, m)| format!("{}; not timed", m.line(b, a)))
-            .collect();
-        v.extend(self.not_reproduced.iter().cloned());
-        v
+            .collect()
     }
 
-    /// Say what was kept or failed at the end of a run; the exit status:
-    /// 130 interrupted, 1 if a check failed or an error occurred, else 0.
     /// The known library defects met, first in the summary: on stdout
     /// before the tables, or on stderr when stdout carries JSON or CSV.
+    /// Known defects that no longer reproduce follow under their own
+    /// heading (those pairs passed and were timed).
     pub fn print_defects(&self, on_stdout: bool) {
+        let mut text = String::new();
         let lines = self.defect_lines();
-        if lines.is_empty() {
-            return;
+        if !lines.is_empty() {
+            text.push_str("Known library defects (these pairs are never timed):\n");
+            for l in lines {
+                text.push_str(&format!("  {l}\n"));
+            }
         }
-        let mut text = String::from("Known library defects (these pairs are never timed):\n");
-        for l in lines {
-            text.push_str(&format!("  {l}\n"));
+        if !self.not_reproduced.is_empty() {
+            text.push_str("Known library defects that no longer reproduce (timed as usual):\n");
+            for l in &self.not_reproduced {
+                text.push_str(&format!("  {l}\n"));
+            }
+        }
+        if text.is_empty() {
+            return;
         }
         if on_stdout {
             println!("{text}");

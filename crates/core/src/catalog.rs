@@ -431,3 +431,26 @@ pub fn entries_of_pk_backend(
         })
         .collect()
 }
+
+/// Public-key entries of a provider built without its public-key half:
+/// each unavailable, with `why` (so `ango list` and a skip say why).
+pub fn unbuilt_pk_entries(p: &'static Provider, why: &'static str) -> Vec<Entry> {
+    PkAlgorithm::ALL
+        .iter()
+        .map(|&a| Entry {
+            algorithm: AlgorithmId::Pk(a),
+            provider: p,
+            variant: p.name.to_string(),
+            auto: true,
+            implementation: String::new(),
+            needs: Vec::new(),
+            hw: vec![Hw::On],
+            hw_note: String::new(),
+            available: Err(why.to_string()),
+            make: match a.kind() {
+                crate::pk::PkKind::Kem => Make::Kem(Arc::new(move || Err(Error::usage(why)))),
+                crate::pk::PkKind::Sig => Make::Signer(Arc::new(move || Err(Error::usage(why)))),
+            },
+        })
+        .collect()
+}

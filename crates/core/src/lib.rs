@@ -19,7 +19,8 @@ pub use catalog::{AlgorithmId, Catalog, Entry, EntryBackend, Make, Provider};
 pub use error::{Error, Result};
 pub use finding::{CaseFailure, DefectCategory, DefectMatch, Finding, Verdict};
 pub use pk::{
-    Kem, PkAlgorithm, PkBackend, PkInstance, PkKind, PkOp, Prepared, Signer, SizeEntry, Timing,
+    Kem, PkAlgorithm, PkBackend, PkInstance, PkKind, PkOp, Prepared, PreparedOp, Signer, SizeEntry,
+    Timing,
 };
 pub use record::{
     EnvInfo, PkRecord, PkSamples, Quantiles, SpeedRecord, TlsCapture, TlsRecord, TlsTcp,

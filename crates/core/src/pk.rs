@@ -311,11 +311,47 @@ impl fmt::Display for Timing {
     }
 }
 
-/// One prepared operation for `timing: operation`: each call runs exactly
-/// the timed work and returns its output for the check made after the clock
-/// stops (keygen: nothing; encaps and decaps: the shared secret; sign: the
-/// signature; verify: `[1]` accepted or `[0]` rejected).
-pub type Prepared<'a> = Box<dyn FnMut() -> Result<Vec<u8>> + 'a>;
+/// One prepared operation for `timing: operation`: [`PreparedOp::run`]
+/// does exactly the timed work, writing into buffers made beforehand;
+/// [`PreparedOp::output`] gives its result for the check made after the
+/// clock stops (keygen: nothing; encaps and decaps: the shared secret; sign:
+/// the signature; verify: `[1]` accepted or `[0]` rejected).
+pub trait PreparedOp {
+    fn run(&mut self) -> Result<()>;
+    fn output(&self) -> &[u8];
+}
+
+pub type Prepared<'a> = Box<dyn PreparedOp + 'a>;
+
+/// A prepared operation from a closure that writes its output into a
+/// buffer of `len` bytes (made now, reused by every call) and returns how
+/// many bytes it wrote.
+pub fn prepared<'a, F>(len: usize, f: F) -> Prepared<'a>
+where
+    F: FnMut(&mut [u8]) -> Result<usize> + 'a,
+{
+    Box::new(BufOp {
+        f,
+        buf: vec![0; len],
+        n: 0,
+    })
+}
+
+struct BufOp<F> {
+    f: F,
+    buf: Vec<u8>,
+    n: usize,
+}
+
+impl<F: FnMut(&mut [u8]) -> Result<usize>> PreparedOp for BufOp<F> {
+    fn run(&mut self) -> Result<()> {
+        self.n = (self.f)(&mut self.buf)?;
+        Ok(())
+    }
+    fn output(&self) -> &[u8] {
+        &self.buf[..self.n]
+    }
+}
 
 /// A KEM instance of one backend. It owns at most one key pair (from
 /// `keygen`) and one peer public key (from `set_peer`); every operation can

@@ -20,8 +20,12 @@ pub struct KnownDefect {
     pub id: String,
     /// The provider's name as ango knows it (`liboqs`, `openssl`, …).
     pub provider: String,
-    /// Library versions it is known in, as they appear in the provider's
-    /// version string (`0.13.0`).
+    /// The library within the provider's version string whose version
+    /// `versions` names (default: the provider's name), for providers that
+    /// join several (`ml-dsa` within RustCrypto's).
+    #[serde(default)]
+    pub library: Option<String>,
+    /// Versions of that library it is known in (`0.13.0`).
     pub versions: Vec<String>,
     /// Canonical algorithm names.
     pub algorithms: Vec<String>,
@@ -64,14 +68,25 @@ pub fn builtin() -> &'static [KnownDefect] {
 impl KnownDefect {
     /// Whether the entry is about this provider, library version and
     /// algorithm. `version` is the provider's whole version string; a listed
-    /// version matches when it appears in it as a whole word.
+    /// version matches where `<library> <version>` appears in it (case
+    /// aside) as whole words, so another component's number never does.
     pub fn applies(&self, provider: &str, version: &str, algorithm: &str) -> bool {
+        let lib = self
+            .library
+            .as_deref()
+            .unwrap_or(&self.provider)
+            .to_ascii_lowercase();
+        let words: Vec<String> = version
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
         self.provider == provider
             && self.algorithms.iter().any(|a| a == algorithm)
             && self.versions.iter().any(|v| {
-                version
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
-                    .any(|w| w == v)
+                words
+                    .windows(2)
+                    .any(|w| w[0] == lib && w[1] == v.to_ascii_lowercase())
             })
     }
 }
@@ -182,6 +197,16 @@ cases = ["f.json#3", "f.json#9"]
         // Another version or algorithm: nothing is explained.
         let e = explain(&l, "lib", "lib 1.2.01", "ml-dsa-44", &f[..1], &ran);
         assert!(e.known.is_empty() && e.unexplained.len() == 1);
+        // Another component's number is not the library's version.
+        let e = explain(
+            &l,
+            "lib",
+            "lib 2.0 (crate 1.2.0)",
+            "ml-dsa-44",
+            &f[..1],
+            &ran,
+        );
+        assert!(e.known.is_empty());
         let e = explain(&l, "lib", "lib 1.2.0", "ml-dsa-65", &f[..1], &ran);
         assert!(e.known.is_empty());
         // The defect applies but nothing failed: it no longer reproduces.

@@ -293,6 +293,9 @@ pub struct Outcome {
     pub failures: Vec<String>,
     /// The tcId of each entry of `failures`.
     pub failed_ids: Vec<u64>,
+    /// The tcId of every case judged (passed or failed; not the acceptable
+    /// or unsupported ones).
+    pub judged_ids: Vec<u64>,
 }
 
 /// Run every case of `algo` in `file` against backend `b`.
@@ -360,6 +363,7 @@ pub fn run(b: &dyn PkBackend, algo: PkAlgorithm, file: &PkFile) -> Outcome {
                 continue;
             }
         };
+        o.judged_ids.push(c.tc_id);
         if ok {
             o.passed += 1;
         } else {
@@ -373,6 +377,22 @@ pub fn run(b: &dyn PkBackend, algo: PkAlgorithm, file: &PkFile) -> Outcome {
         }
     }
     o
+}
+
+impl Case {
+    /// Whether two cases ask the same thing (same id, inputs, expectation).
+    pub fn same_as(&self, o: &Case) -> bool {
+        (
+            self.tc_id,
+            &self.result,
+            &self.public,
+            &self.secret,
+            &self.msg,
+        ) == (o.tc_id, &o.result, &o.public, &o.secret, &o.msg)
+            && (&self.sig, &self.ct, &self.expected, &self.ek)
+                == (&o.sig, &o.ct, &o.expected, &o.ek)
+            && self.algorithm == o.algorithm
+    }
 }
 
 /// The algorithms a file's cases cover, in order.

@@ -59,9 +59,10 @@ fn ossl_name(a: PkAlgorithm) -> Option<&'static str> {
     })
 }
 
-/// A key-generation context by provider name (EVP_PKEY_CTX_new_from_name),
-/// made once per instance and used for every key pair (the provider fetch
-/// is set-up, not key generation).
+/// A key-generation context by provider name (EVP_PKEY_CTX_new_from_name,
+/// with its implicit algorithm fetch). The API calls make one per key pair,
+/// as a program that generates a key now and then does; `timing:
+/// operation` makes one and reuses it (see `prepared`).
 pub fn keygen_ctx(name: &str) -> std::result::Result<PkeyCtx<()>, ErrorStack> {
     let cname = CString::new(name).expect("no NUL in algorithm names");
     // SAFETY: a valid NUL-terminated name; NULL library context and
@@ -75,17 +76,6 @@ pub fn keygen_ctx(name: &str) -> std::result::Result<PkeyCtx<()>, ErrorStack> {
     let mut ctx: PkeyCtx<()> = unsafe { PkeyCtx::from_ptr(raw) };
     ctx.keygen_init()?;
     Ok(ctx)
-}
-
-/// Generate with the instance's context, making it on first use.
-fn keygen_with(
-    slot: &mut Option<PkeyCtx<()>>,
-    name: &str,
-) -> std::result::Result<PKey<Private>, ErrorStack> {
-    if slot.is_none() {
-        *slot = Some(keygen_ctx(name)?);
-    }
-    slot.as_mut().expect("just set").keygen()
 }
 
 /// The encoded public key (OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY): what TLS
@@ -272,7 +262,6 @@ fn encoding_sizes(k: &PKey<Private>, spki: bool) -> Result<Vec<SizeEntry>> {
 
 struct OsslKem {
     algo: PkAlgorithm,
-    kg: Option<PkeyCtx<()>>,
     key: Option<PKey<Private>>,
     peer: Option<PKey<Public>>,
 }
@@ -291,7 +280,7 @@ impl OsslKem {
 impl Kem for OsslKem {
     fn keygen(&mut self) -> Result<Vec<u8>> {
         let name = self.name();
-        let k = keygen_with(&mut self.kg, name).map_err(err)?;
+        let k = keygen_ctx(name).and_then(|mut c| c.keygen()).map_err(err)?;
         let pk = if self.algo == PkAlgorithm::X25519 {
             k.raw_public_key().map_err(err)?
         } else {
@@ -397,7 +386,6 @@ fn ml_kem_type(a: PkAlgorithm) -> Option<openssl::pkey::KeyType> {
 
 struct OsslSig {
     algo: PkAlgorithm,
-    kg: Option<PkeyCtx<()>>,
     key: Option<PKey<Private>>,
     peer: Option<PKey<Public>>,
 }
@@ -435,7 +423,9 @@ impl Signer for OsslSig {
             Rsa2048 => PKey::from_rsa(Rsa::generate(2048).map_err(err)?).map_err(err)?,
             Rsa3072 => PKey::from_rsa(Rsa::generate(3072).map_err(err)?).map_err(err)?,
             P256 => PKey::ec_gen("P-256").map_err(err)?,
-            a => keygen_with(&mut self.kg, ossl_name(a).expect("named")).map_err(err)?,
+            a => keygen_ctx(ossl_name(a).expect("named"))
+                .and_then(|mut c| c.keygen())
+                .map_err(err)?,
         };
         let pk = if self.spki() {
             k.public_key_to_der().map_err(err)?
@@ -596,7 +586,6 @@ impl PkBackend for OpenSslPk {
         }
         Ok(Box::new(OsslKem {
             algo: a,
-            kg: None,
             key: None,
             peer: None,
         }))
@@ -608,7 +597,6 @@ impl PkBackend for OpenSslPk {
         }
         Ok(Box::new(OsslSig {
             algo: a,
-            kg: None,
             key: None,
             peer: None,
         }))
@@ -619,7 +607,7 @@ impl PkBackend for OpenSslPk {
 /// across calls, made once here.
 mod prepared {
     use super::*;
-    use ango_core::pk::Prepared;
+    use ango_core::pk::{prepared, Prepared};
     use openssl::nid::Nid;
 
     /// A key-generation context for `a` with its parameters set (RSA bits,
@@ -644,9 +632,9 @@ mod prepared {
             }
             _ => keygen_ctx(ossl_name(a).expect("named")).map_err(err)?,
         };
-        Ok(Box::new(move || {
+        Ok(prepared(0, move |_| {
             ctx.keygen().map_err(err)?;
-            Ok(Vec::new())
+            Ok(0)
         }))
     }
 
@@ -667,10 +655,11 @@ mod prepared {
             )
         })
         .map_err(err)?;
-        let (mut ct, mut ss) = (vec![0u8; ctlen], vec![0u8; sslen]);
-        Ok(Box::new(move || {
+        let mut ct = vec![0u8; ctlen];
+        Ok(prepared(sslen, move |ss: &mut [u8]| {
             let (mut cl, mut sl) = (ct.len(), ss.len());
-            // SAFETY: the buffers have the lengths OpenSSL asked for.
+            // SAFETY: `ct` and `ss` have the lengths OpenSSL asked for
+            // (`ss` is the prepared buffer of `sslen` bytes).
             cvt(unsafe {
                 ffi::EVP_PKEY_encapsulate(
                     ctx.as_ptr(),
@@ -681,7 +670,7 @@ mod prepared {
                 )
             })
             .map_err(err)?;
-            Ok(ss[..sl].to_vec())
+            Ok(sl)
         }))
     }
 
@@ -703,10 +692,10 @@ mod prepared {
             )
         })
         .map_err(err)?;
-        let mut ss = vec![0u8; sslen];
-        Ok(Box::new(move || {
+        Ok(prepared(sslen, move |ss: &mut [u8]| {
             let mut sl = ss.len();
-            // SAFETY: `ss` has the length OpenSSL asked for.
+            // SAFETY: `ss` is the prepared buffer of the `sslen` bytes
+            // OpenSSL asked for; `ct` is a valid range.
             cvt(unsafe {
                 ffi::EVP_PKEY_decapsulate(
                     ctx.as_ptr(),
@@ -717,21 +706,24 @@ mod prepared {
                 )
             })
             .map_err(err)?;
-            Ok(ss[..sl].to_vec())
+            Ok(sl)
         }))
     }
 
     /// X25519 as seed 003's KEM. encaps: an ephemeral key from a reused
     /// key-generation context, then the derivation with the parsed peer key
-    /// (a derivation context belongs to its own key, so it is made per
-    /// call, as any X25519 client does). decaps: EVP_PKEY_derive on one
-    /// context holding the key and the peer's ephemeral key.
+    /// (a derivation context belongs to its own, new key, so it is made per
+    /// call, as any X25519 client must; the record's method says so).
+    /// decaps: EVP_PKEY_derive on one context holding the key and the
+    /// peer's ephemeral key.
     pub fn x25519_encaps(peer: &PKey<Public>) -> Result<Prepared<'static>> {
         let mut kg = keygen_ctx("X25519").map_err(err)?;
         let peer = peer.clone();
-        Ok(Box::new(move || {
+        Ok(prepared(32, move |ss: &mut [u8]| {
             let eph = kg.keygen().map_err(err)?;
-            derive(&eph, &peer).map_err(err)
+            let mut d = Deriver::new(&eph).map_err(err)?;
+            d.set_peer(&peer).map_err(err)?;
+            d.derive(ss).map_err(err)
         }))
     }
 
@@ -740,10 +732,8 @@ mod prepared {
         let mut ctx = PkeyCtx::new(key).map_err(err)?;
         ctx.derive_init().map_err(err)?;
         ctx.derive_set_peer(&eph).map_err(err)?;
-        let mut ss = [0u8; 32];
-        Ok(Box::new(move || {
-            let n = ctx.derive(Some(&mut ss)).map_err(err)?;
-            Ok(ss[..n].to_vec())
+        Ok(prepared(32, move |ss: &mut [u8]| {
+            ctx.derive(Some(ss)).map_err(err)
         }))
     }
 
@@ -820,15 +810,14 @@ mod prepared {
         let mut ctx = PkeyCtx::new(key).map_err(err)?;
         let digest = init(a, &mut ctx, true)?;
         let msg = msg.to_vec();
-        let mut sig = vec![0u8; ctx.sign(&msg, None).map_err(err)?];
-        Ok(Box::new(move || {
-            let n = if digest {
-                ctx.sign(&openssl::sha::sha256(&msg), Some(&mut sig))
+        let len = ctx.sign(&msg, None).map_err(err)?;
+        Ok(prepared(len, move |sig: &mut [u8]| {
+            if digest {
+                ctx.sign(&openssl::sha::sha256(&msg), Some(sig))
             } else {
-                ctx.sign(&msg, Some(&mut sig))
+                ctx.sign(&msg, Some(sig))
             }
-            .map_err(err)?;
-            Ok(sig[..n].to_vec())
+            .map_err(err)
         }))
     }
 
@@ -841,13 +830,14 @@ mod prepared {
         let mut ctx = PkeyCtx::new(peer).map_err(err)?;
         let digest = init(a, &mut ctx, false)?;
         let (msg, sig) = (msg.to_vec(), sig.to_vec());
-        Ok(Box::new(move || {
+        Ok(prepared(1, move |out: &mut [u8]| {
             let ok = if digest {
                 ctx.verify(&openssl::sha::sha256(&msg), &sig)
             } else {
                 ctx.verify(&msg, &sig)
             };
-            Ok(vec![u8::from(ok.unwrap_or(false))])
+            out[0] = u8::from(ok.unwrap_or(false));
+            Ok(1)
         }))
     }
 }
@@ -871,16 +861,20 @@ mod tests {
                     let (ct, ss) = k.encaps().unwrap();
                     {
                         let mut kg = k.prepare(PkOp::Keygen, &[]).unwrap().unwrap();
-                        kg().unwrap();
-                        kg().unwrap();
+                        kg.run().unwrap();
+                        kg.run().unwrap();
                     }
                     let mut e = k.prepare(PkOp::Encaps, &[]).unwrap().unwrap();
-                    let (s1, s2) = (e().unwrap(), e().unwrap());
-                    assert!(s1.len() == ss.len() && s1 != s2, "{a}");
+                    e.run().unwrap();
+                    let s1 = e.output().to_vec();
+                    e.run().unwrap();
+                    assert!(s1.len() == ss.len() && s1 != e.output(), "{a}");
                     drop(e);
                     let mut d = k.prepare(PkOp::Decaps, &ct).unwrap().unwrap();
-                    assert_eq!(d().unwrap(), ss, "{a}");
-                    assert_eq!(d().unwrap(), ss, "{a}");
+                    for _ in 0..2 {
+                        d.run().unwrap();
+                        assert_eq!(d.output(), ss, "{a}");
+                    }
                 }
                 ango_core::PkKind::Sig => {
                     let mut s = b.signer(a).unwrap();
@@ -889,19 +883,23 @@ mod tests {
                     let msg = b"ango prepared";
                     let sig = {
                         let mut sign = s.prepare(PkOp::Sign, msg, &[]).unwrap().unwrap();
-                        sign().unwrap();
-                        sign().unwrap()
+                        sign.run().unwrap();
+                        sign.run().unwrap();
+                        sign.output().to_vec()
                     };
                     assert!(s.verify(msg, &sig).unwrap(), "{a}");
                     let api = s.sign(msg).unwrap();
                     let mut v = s.prepare(PkOp::Verify, msg, &api).unwrap().unwrap();
-                    assert_eq!(v().unwrap(), vec![1], "{a}");
-                    assert_eq!(v().unwrap(), vec![1], "{a}");
+                    for _ in 0..2 {
+                        v.run().unwrap();
+                        assert_eq!(v.output(), [1], "{a}");
+                    }
                     drop(v);
                     let mut bad = api.clone();
                     bad[api.len() / 2] ^= 1;
                     let mut v = s.prepare(PkOp::Verify, msg, &bad).unwrap().unwrap();
-                    assert_eq!(v().unwrap(), vec![0], "{a}");
+                    v.run().unwrap();
+                    assert_eq!(v.output(), [0], "{a}");
                 }
             }
         }

@@ -1082,10 +1082,13 @@ mod tests {
         ] {
             let sizes = sig_roundtrip(algo, spki, bits / 8..=bits / 8);
             let pkcs8 = size(&sizes, "secret_key", "pkcs8-der");
+            // DER integers lose a byte when their top byte is small (or
+            // gain one for a sign byte): the CRT components of a random key
+            // move the total by a few bytes from run to run.
             let expect = if bits == 2048 {
-                1210..=1220
+                1200..=1225
             } else {
-                1785..=1795
+                1775..=1800
             };
             assert!(expect.contains(&pkcs8), "{algo} PKCS#8 {pkcs8} bytes");
             let mut s = signer(algo);
