@@ -329,6 +329,13 @@ fn unavailable(algo: Algorithm, why: String) -> Make {
     }
 }
 
+/// Both parts' CPU features, each once.
+fn union(a: &[&'static str], b: &[&'static str]) -> Vec<&'static str> {
+    let mut v = a.to_vec();
+    v.extend(b.iter().filter(|x| !a.contains(x)));
+    v
+}
+
 fn provider_entries() -> Vec<Entry> {
     let chacha = picks(ango_prims::chacha20::VARIANTS, ChaCha20::by_name);
     let poly = picks(ango_prims::poly1305::VARIANTS, Poly1305::by_name);
@@ -341,22 +348,25 @@ fn provider_entries() -> Vec<Entry> {
         Ghash::auto().name(),
     );
     let mut out = Vec::new();
-    let mut push =
-        |algo: Algorithm, variant: String, auto: bool, make: std::result::Result<Make, String>| {
-            let available = make.as_ref().map(|_| ()).map_err(Clone::clone);
-            out.push(Entry {
-                algorithm: AlgorithmId::Sym(algo),
-                provider: &PROVIDER,
-                implementation: variant.clone(),
-                variant,
-                auto,
-                needs: Vec::new(),
-                hw: vec![Hw::On],
-                hw_note: "ango's variants are chosen by name, not by OPENSSL_ia32cap".into(),
-                available,
-                make: make.unwrap_or_else(|why| unavailable(algo, why)),
-            });
-        };
+    let mut push = |algo: Algorithm,
+                    variant: String,
+                    auto: bool,
+                    needs: Vec<&'static str>,
+                    make: std::result::Result<Make, String>| {
+        let available = make.as_ref().map(|_| ()).map_err(Clone::clone);
+        out.push(Entry {
+            algorithm: AlgorithmId::Sym(algo),
+            provider: &PROVIDER,
+            implementation: variant.clone(),
+            variant,
+            auto,
+            needs,
+            hw: vec![Hw::On],
+            hw_note: "ango's variants are chosen by name, not by OPENSSL_ia32cap".into(),
+            available,
+            make: make.unwrap_or_else(|why| unavailable(algo, why)),
+        });
+    };
     for &algo in Algorithm::ALL {
         match algo {
             Algorithm::ChaCha20 => {
@@ -369,7 +379,14 @@ fn provider_entries() -> Vec<Entry> {
                             }))
                         }))
                     });
-                    push(algo, format!("chacha20/{}", c.0), c.0 == c_auto, make);
+                    let needs = ChaCha20::needs(c.0).to_vec();
+                    push(
+                        algo,
+                        format!("chacha20/{}", c.0),
+                        c.0 == c_auto,
+                        needs,
+                        make,
+                    );
                 }
             }
             Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305 => {
@@ -381,12 +398,9 @@ fn provider_entries() -> Vec<Entry> {
                             }))
                         });
                         let auto = c.0 == c_auto && p.0 == p_auto;
-                        push(
-                            algo,
-                            format!("chacha20/{}+poly1305/{}", c.0, p.0),
-                            auto,
-                            make,
-                        );
+                        let needs = union(ChaCha20::needs(c.0), Poly1305::needs(p.0));
+                        let name = format!("chacha20/{}+poly1305/{}", c.0, p.0);
+                        push(algo, name, auto, needs, make);
                     }
                 }
             }
@@ -399,7 +413,14 @@ fn provider_entries() -> Vec<Entry> {
                             }))
                         });
                         let auto = a.0 == a_auto && g.0 == g_auto;
-                        push(algo, format!("aes/{}+ghash/{}", a.0, g.0), auto, make);
+                        let needs = union(Aes::needs(a.0), Ghash::needs(g.0));
+                        push(
+                            algo,
+                            format!("aes/{}+ghash/{}", a.0, g.0),
+                            auto,
+                            needs,
+                            make,
+                        );
                     }
                 }
             }
@@ -410,7 +431,8 @@ fn provider_entries() -> Vec<Entry> {
                             aes_aead(algo, av, None, key, n, t)
                         }))
                     });
-                    push(algo, format!("aes/{}", a.0), a.0 == a_auto, make);
+                    let needs = Aes::needs(a.0).to_vec();
+                    push(algo, format!("aes/{}", a.0), a.0 == a_auto, needs, make);
                 }
             }
             Algorithm::Aes128Ecb
@@ -431,7 +453,8 @@ fn provider_entries() -> Vec<Entry> {
                             Ok(Box::new(PrimsAes { key, mode }))
                         }))
                     });
-                    push(algo, format!("aes/{}", a.0), a.0 == a_auto, make);
+                    let needs = Aes::needs(a.0).to_vec();
+                    push(algo, format!("aes/{}", a.0), a.0 == a_auto, needs, make);
                 }
             }
         }

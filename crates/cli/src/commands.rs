@@ -718,6 +718,20 @@ fn list(a: &FormatArgs) -> Result<i32> {
                                     "available",
                                     format!("{} (--impl {})", e.implementation, e.variant),
                                 ),
+                                Err(why)
+                                    if p.has_variants
+                                        && e.available.is_err()
+                                        && !e.needs.is_empty() =>
+                                {
+                                    (
+                                        "unavailable",
+                                        format!(
+                                            "{}: {why} (needs {})",
+                                            e.variant,
+                                            e.needs.join(", ")
+                                        ),
+                                    )
+                                }
                                 Ok(()) => ("available", e.implementation.clone()),
                                 Err(why) if p.has_variants && e.available.is_err() => {
                                     ("unavailable", format!("{}: {why}", e.variant))

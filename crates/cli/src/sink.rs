@@ -171,15 +171,20 @@ impl Sink for ParentSink {
             }
             ref e @ Event::Skip {
                 ref backend,
+                algorithm,
                 hw,
                 ref reason,
-                ..
             } => {
+                // Once per (backend, hw, reason): the same reason for every
+                // algorithm (ango's variants under hw=off) is said once.
                 let first = !self.events.iter().any(|v| {
-                    v["type"] == "skip" && v["backend"] == backend.as_str() && v["hw"] == hw.name()
+                    v["type"] == "skip"
+                        && v["backend"] == backend.as_str()
+                        && v["hw"] == hw.name()
+                        && v["reason"] == reason.as_str()
                 });
                 if first {
-                    self.say(&format!("skip {backend} hw={hw}: {reason}"));
+                    self.say(&format!("skip {backend} {algorithm} hw={hw}: {reason}"));
                 }
                 self.log_event(e)?;
             }

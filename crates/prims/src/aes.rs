@@ -124,67 +124,23 @@ pub fn sub_word_table(w: u32) -> u32 {
     u32::from_be_bytes(w.to_be_bytes().map(|b| SBOX[b as usize]))
 }
 
-/// An AES variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Aes {
-    FipsSbox,
-    TTable,
-    #[cfg(target_arch = "x86_64")]
-    AesNi(cpu::AesNi),
-    #[cfg(target_arch = "x86_64")]
-    Vaes(cpu::Vaes),
-    #[cfg(target_arch = "x86_64")]
-    Vaes512(cpu::Vaes512),
+variants! {
+    /// An AES variant.
+    pub enum Aes ("AES") {
+        portable {
+            FipsSbox => "fips-sbox-nct",
+            TTable => "ttable-nct",
+        }
+        x86_64 {
+            AesNi(cpu::AesNi) => "aesni" needs ["aes"] else "CPU lacks AES-NI",
+            Vaes(cpu::Vaes) => "vaes" needs ["vaes", "avx2"] else "CPU lacks VAES with AVX2",
+            Vaes512(cpu::Vaes512) => "vaes512" needs ["vaes", "avx512f", "avx512bw"]
+                else "CPU lacks VAES with AVX-512F/BW",
+        }
+    }
 }
 
-pub const VARIANTS: &[&str] = &["fips-sbox-nct", "ttable-nct", "aesni", "vaes", "vaes512"];
-
 impl Aes {
-    pub fn name(self) -> &'static str {
-        match self {
-            Aes::FipsSbox => "fips-sbox-nct",
-            Aes::TTable => "ttable-nct",
-            #[cfg(target_arch = "x86_64")]
-            Aes::AesNi(_) => "aesni",
-            #[cfg(target_arch = "x86_64")]
-            Aes::Vaes(_) => "vaes",
-            #[cfg(target_arch = "x86_64")]
-            Aes::Vaes512(_) => "vaes512",
-        }
-    }
-
-    pub fn by_name(name: &str) -> Result<Aes, String> {
-        match name {
-            "fips-sbox-nct" => Ok(Aes::FipsSbox),
-            "ttable-nct" => Ok(Aes::TTable),
-            #[cfg(target_arch = "x86_64")]
-            "aesni" => cpu::AesNi::detect()
-                .map(Aes::AesNi)
-                .ok_or_else(|| "CPU lacks AES-NI".into()),
-            #[cfg(target_arch = "x86_64")]
-            "vaes" => cpu::Vaes::detect()
-                .map(Aes::Vaes)
-                .ok_or_else(|| "CPU lacks VAES with AVX2".into()),
-            #[cfg(target_arch = "x86_64")]
-            "vaes512" => cpu::Vaes512::detect()
-                .map(Aes::Vaes512)
-                .ok_or_else(|| "CPU lacks VAES with AVX-512F/BW".into()),
-            #[cfg(not(target_arch = "x86_64"))]
-            "aesni" | "vaes" | "vaes512" => Err("not an x86_64 CPU".into()),
-            _ => Err(format!(
-                "unknown AES variant '{name}'; valid: {}",
-                VARIANTS.join(", ")
-            )),
-        }
-    }
-
-    pub fn available() -> Vec<Aes> {
-        VARIANTS
-            .iter()
-            .filter_map(|n| Aes::by_name(n).ok())
-            .collect()
-    }
-
     /// The best variant here: VAES, else AES-NI, else the T-tables.
     pub fn auto() -> Aes {
         let av = Aes::available();

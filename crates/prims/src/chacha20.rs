@@ -12,68 +12,22 @@ pub mod sse2;
 
 use crate::cpu;
 
-/// A ChaCha20 variant. The SIMD ones carry the token that proves the CPU
-/// can run them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChaCha20 {
-    Portable,
-    #[cfg(target_arch = "x86_64")]
-    Sse2(cpu::Sse2),
-    #[cfg(target_arch = "x86_64")]
-    Avx2(cpu::Avx2),
-    #[cfg(target_arch = "x86_64")]
-    Avx512(cpu::Avx512),
+variants! {
+    /// A ChaCha20 variant. The SIMD ones carry the token that proves the
+    /// CPU can run them.
+    pub enum ChaCha20 ("ChaCha20") {
+        portable {
+            Portable => "portable",
+        }
+        x86_64 {
+            Sse2(cpu::Sse2) => "sse2" needs ["sse2"] else "CPU lacks SSE2",
+            Avx2(cpu::Avx2) => "avx2" needs ["avx2"] else "CPU lacks AVX2",
+            Avx512(cpu::Avx512) => "avx512" needs ["avx512f"] else "CPU lacks AVX-512F",
+        }
+    }
 }
 
-/// Every variant name, available here or not.
-pub const VARIANTS: &[&str] = &["portable", "sse2", "avx2", "avx512"];
-
 impl ChaCha20 {
-    pub fn name(self) -> &'static str {
-        match self {
-            ChaCha20::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            ChaCha20::Sse2(_) => "sse2",
-            #[cfg(target_arch = "x86_64")]
-            ChaCha20::Avx2(_) => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            ChaCha20::Avx512(_) => "avx512",
-        }
-    }
-
-    /// A variant by name, or why it cannot run here.
-    pub fn by_name(name: &str) -> Result<ChaCha20, String> {
-        match name {
-            "portable" => Ok(ChaCha20::Portable),
-            #[cfg(target_arch = "x86_64")]
-            "sse2" => cpu::Sse2::detect()
-                .map(ChaCha20::Sse2)
-                .ok_or_else(|| "CPU lacks SSE2".into()),
-            #[cfg(target_arch = "x86_64")]
-            "avx2" => cpu::Avx2::detect()
-                .map(ChaCha20::Avx2)
-                .ok_or_else(|| "CPU lacks AVX2".into()),
-            #[cfg(target_arch = "x86_64")]
-            "avx512" => cpu::Avx512::detect()
-                .map(ChaCha20::Avx512)
-                .ok_or_else(|| "CPU lacks AVX-512F".into()),
-            #[cfg(not(target_arch = "x86_64"))]
-            "sse2" | "avx2" | "avx512" => Err("not an x86_64 CPU".into()),
-            _ => Err(format!(
-                "unknown ChaCha20 variant '{name}'; valid: {}",
-                VARIANTS.join(", ")
-            )),
-        }
-    }
-
-    /// Every variant this CPU can run, slowest first.
-    pub fn available() -> Vec<ChaCha20> {
-        VARIANTS
-            .iter()
-            .filter_map(|n| ChaCha20::by_name(n).ok())
-            .collect()
-    }
-
     /// The best variant this CPU can run ("auto").
     pub fn auto() -> ChaCha20 {
         *ChaCha20::available().last().expect("portable always runs")

@@ -10,55 +10,21 @@ pub mod vpclmul;
 
 use crate::cpu;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ghash {
-    Soft4bit,
-    #[cfg(target_arch = "x86_64")]
-    Pclmul(cpu::Pclmul),
-    #[cfg(target_arch = "x86_64")]
-    Vpclmul(cpu::Vpclmul),
+variants! {
+    /// A GHASH variant.
+    pub enum Ghash ("GHASH") {
+        portable {
+            Soft4bit => "4bit-nct",
+        }
+        x86_64 {
+            Pclmul(cpu::Pclmul) => "pclmul" needs ["pclmulqdq"] else "CPU lacks PCLMULQDQ",
+            Vpclmul(cpu::Vpclmul) => "vpclmul" needs ["vpclmulqdq", "avx2"]
+                else "CPU lacks VPCLMULQDQ with AVX2",
+        }
+    }
 }
 
-pub const VARIANTS: &[&str] = &["4bit-nct", "pclmul", "vpclmul"];
-
 impl Ghash {
-    pub fn name(self) -> &'static str {
-        match self {
-            Ghash::Soft4bit => "4bit-nct",
-            #[cfg(target_arch = "x86_64")]
-            Ghash::Pclmul(_) => "pclmul",
-            #[cfg(target_arch = "x86_64")]
-            Ghash::Vpclmul(_) => "vpclmul",
-        }
-    }
-
-    pub fn by_name(name: &str) -> Result<Ghash, String> {
-        match name {
-            "4bit-nct" => Ok(Ghash::Soft4bit),
-            #[cfg(target_arch = "x86_64")]
-            "pclmul" => cpu::Pclmul::detect()
-                .map(Ghash::Pclmul)
-                .ok_or_else(|| "CPU lacks PCLMULQDQ".into()),
-            #[cfg(target_arch = "x86_64")]
-            "vpclmul" => cpu::Vpclmul::detect()
-                .map(Ghash::Vpclmul)
-                .ok_or_else(|| "CPU lacks VPCLMULQDQ with AVX2".into()),
-            #[cfg(not(target_arch = "x86_64"))]
-            "pclmul" | "vpclmul" => Err("not an x86_64 CPU".into()),
-            _ => Err(format!(
-                "unknown GHASH variant '{name}'; valid: {}",
-                VARIANTS.join(", ")
-            )),
-        }
-    }
-
-    pub fn available() -> Vec<Ghash> {
-        VARIANTS
-            .iter()
-            .filter_map(|n| Ghash::by_name(n).ok())
-            .collect()
-    }
-
     pub fn auto() -> Ghash {
         *Ghash::available()
             .last()

@@ -10,6 +10,76 @@
 // Index loops mirror the specifications' notation in this crate.
 #![allow(clippy::needless_range_loop)]
 
+/// One table per primitive declares its variants: the enum (portable
+/// variants plain, x86_64 ones carrying the CPU-feature token that proves
+/// they can run), their names, the CPU features each needs, and why a CPU
+/// cannot run one. `name`, `by_name`, `needs`, `VARIANTS` and `available`
+/// follow from the table; each primitive writes its dispatch and its
+/// automatic choice by hand.
+macro_rules! variants {
+    (
+        $(#[$meta:meta])*
+        pub enum $E:ident ($what:literal) {
+            portable { $( $P:ident => $pname:literal, )+ }
+            x86_64 { $( $V:ident($T:ty) => $vname:literal needs [$($need:literal),*] else $why:literal, )+ }
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $E {
+            $( $P, )+
+            $( #[cfg(target_arch = "x86_64")] $V($T), )+
+        }
+
+        /// Every variant name, available here or not, in the table's order.
+        pub const VARIANTS: &[&str] = &[$( $pname, )+ $( $vname, )+];
+
+        impl $E {
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( $E::$P => $pname, )+
+                    $( #[cfg(target_arch = "x86_64")] $E::$V(_) => $vname, )+
+                }
+            }
+
+            /// The CPU features the named variant needs (none for the
+            /// portable ones).
+            pub fn needs(name: &str) -> &'static [&'static str] {
+                match name {
+                    $( $vname => &[$($need),*], )+
+                    _ => &[],
+                }
+            }
+
+            /// A variant by name, or why it cannot run here.
+            pub fn by_name(name: &str) -> Result<$E, String> {
+                match name {
+                    $( $pname => Ok($E::$P), )+
+                    $(
+                        #[cfg(target_arch = "x86_64")]
+                        $vname => <$T>::detect().map($E::$V).ok_or_else(|| $why.into()),
+                        #[cfg(not(target_arch = "x86_64"))]
+                        $vname => Err("not an x86_64 CPU".into()),
+                    )+
+                    _ => Err(format!(
+                        "unknown {} variant '{name}'; valid: {}",
+                        $what,
+                        VARIANTS.join(", ")
+                    )),
+                }
+            }
+
+            /// Every variant this CPU can run, in the table's order.
+            pub fn available() -> Vec<$E> {
+                VARIANTS
+                    .iter()
+                    .filter_map(|n| $E::by_name(n).ok())
+                    .collect()
+            }
+        }
+    };
+}
+
 pub mod aead;
 pub mod aes;
 pub mod ccm;

@@ -53,59 +53,21 @@ pub(crate) fn split_for_groups(buf_len: usize, data: &[u8], group: usize) -> (&[
     (head, bulk, tail)
 }
 
-/// A Poly1305 variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Poly1305 {
-    Radix26,
-    Radix44,
-    #[cfg(target_arch = "x86_64")]
-    Avx2(cpu::Avx2),
-    #[cfg(target_arch = "x86_64")]
-    Ifma(cpu::Ifma),
+variants! {
+    /// A Poly1305 variant.
+    pub enum Poly1305 ("Poly1305") {
+        portable {
+            Radix26 => "radix26",
+            Radix44 => "radix44",
+        }
+        x86_64 {
+            Avx2(cpu::Avx2) => "avx2" needs ["avx2"] else "CPU lacks AVX2",
+            Ifma(cpu::Ifma) => "ifma" needs ["avx512f", "avx512ifma"] else "CPU lacks AVX-512F with IFMA",
+        }
+    }
 }
 
-pub const VARIANTS: &[&str] = &["radix26", "radix44", "avx2", "ifma"];
-
 impl Poly1305 {
-    pub fn name(self) -> &'static str {
-        match self {
-            Poly1305::Radix26 => "radix26",
-            Poly1305::Radix44 => "radix44",
-            #[cfg(target_arch = "x86_64")]
-            Poly1305::Avx2(_) => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Poly1305::Ifma(_) => "ifma",
-        }
-    }
-
-    pub fn by_name(name: &str) -> Result<Poly1305, String> {
-        match name {
-            "radix26" => Ok(Poly1305::Radix26),
-            "radix44" => Ok(Poly1305::Radix44),
-            #[cfg(target_arch = "x86_64")]
-            "avx2" => cpu::Avx2::detect()
-                .map(Poly1305::Avx2)
-                .ok_or_else(|| "CPU lacks AVX2".into()),
-            #[cfg(target_arch = "x86_64")]
-            "ifma" => cpu::Ifma::detect()
-                .map(Poly1305::Ifma)
-                .ok_or_else(|| "CPU lacks AVX-512F with IFMA".into()),
-            #[cfg(not(target_arch = "x86_64"))]
-            "avx2" | "ifma" => Err("not an x86_64 CPU".into()),
-            _ => Err(format!(
-                "unknown Poly1305 variant '{name}'; valid: {}",
-                VARIANTS.join(", ")
-            )),
-        }
-    }
-
-    pub fn available() -> Vec<Poly1305> {
-        VARIANTS
-            .iter()
-            .filter_map(|n| Poly1305::by_name(n).ok())
-            .collect()
-    }
-
     /// The best variant here: IFMA, else AVX2, else 64-bit limbs on 64-bit
     /// targets.
     pub fn auto() -> Poly1305 {

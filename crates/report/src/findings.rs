@@ -82,6 +82,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
     let op = "encrypt";
     let new = |section: &str, claim: String| Finding::new("speed", "000", section, claim);
     for b in q.backends() {
+        let first = out.len();
         // AES-NI effect.
         for algo in [
             "aes-128-gcm",
@@ -226,6 +227,10 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                         mbps(cc)
                     )),
             );
+        }
+        // Each claim is about one backend's figures.
+        for f in &mut out[first..] {
+            f.claim = format!("[{b}] {}", f.claim);
         }
     }
     let backends = q.backends();

@@ -351,6 +351,7 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
     backends.sort();
     backends.dedup();
     for b in backends {
+        let first = out.len();
         for op in ["keygen", "encaps"] {
             let Some(x) = find(records, "x25519", op, b) else {
                 continue;
@@ -454,6 +455,10 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                     v.robust_cv
                 )),
             );
+        }
+        // Each claim is about one backend's figures.
+        for f in &mut out[first..] {
+            f.claim = format!("[{b}] {}", f.claim);
         }
     }
     out
