@@ -12,6 +12,7 @@ use ango_report::compare::{self, Selector};
 use ango_report::formats::{self, Format};
 use ango_report::Unit;
 use ango_study::speed::{self, SpeedSpec};
+use ango_study::{Event, Sink};
 use std::io::Read;
 use std::path::Path;
 
@@ -198,9 +199,8 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         if ts.loopback {
             eprintln!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
         }
-        let (recs, interrupted) = run_tls(&ts, sink.dir.as_ref())?;
-        tls_records = recs;
-        outcome.interrupted = interrupted;
+        outcome.interrupted = run_tls(&ts, &mut sink)?;
+        tls_records = sink.tls_records.clone();
     }
 
     if let Some(d) = &sink.dir {
@@ -387,63 +387,28 @@ fn print_pk(records: &[PkRecord], format: Format) {
     }
 }
 
-/// Per-handshake times of the TLS lab, one line per combination.
-const TLS_HANDSHAKES: &str = "tls-handshakes.jsonl";
-/// Every handshake's full timeline, one line per handshake.
-const TLS_TIMELINES: &str = "tls-timelines.jsonl";
-
 /// Runs the TLS lab, writing each combination's record, handshake times
 /// and timelines the moment it is done; returns the records and whether
 /// Ctrl-C stopped it.
-fn run_tls(
-    spec: &ango_tls::run::TlsSpec,
-    dir: Option<&ResultsDir>,
-) -> Result<(Vec<TlsRecord>, bool)> {
+fn run_tls(spec: &ango_tls::run::TlsSpec, sink: &mut ParentSink) -> Result<bool> {
     let removed = ango_tls::lab::cleanup_stale();
     if removed > 0 {
         eprintln!("ango: removed {removed} stale namespaces of earlier runs");
     }
-    let total = spec.groups.len() * spec.server_sigs.len() * spec.ca_sigs.len();
-    let mut records: Vec<TlsRecord> = Vec::new();
+    let of = spec.groups.len() * spec.server_sigs.len() * spec.ca_sigs.len();
     let stop = || ango_harness::measure::stop_requested();
-    let interrupted = ango_tls::run::run(spec, &stop, &mut |r, times, timelines| {
-        if let Some(d) = dir {
-            d.append(RESULTS, &r)?;
-            d.append(
-                TLS_HANDSHAKES,
-                &serde_json::json!({
-                    "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
-                    "ca_sig": r.ca_sig, "handshake_ns": times,
-                }),
-            )?;
-            for t in &timelines {
-                d.append(
-                    TLS_TIMELINES,
-                    &serde_json::json!({
-                        "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
-                        "ca_sig": r.ca_sig, "timeline": t,
-                    }),
-                )?;
-            }
-        }
-        let ms = |x: Option<f64>| x.map(ango_report::pk::fmt_ns).unwrap_or_else(|| "-".into());
-        eprintln!(
-            "[{:>3}/{total}] {:<15} server {:<10} CA {:<10} median {:>9} p95 {:>9}  SH→Fin {:>9}  flight {} B/{} seg  failures {}",
-            records.len() + 1,
-            r.group,
-            r.server_sig,
-            r.ca_sig,
-            ms(r.handshake_ns.as_ref().map(|q| q.median)),
-            ms(r.handshake_ns.as_ref().map(|q| q.p95)),
-            ms(r.client_sh_rcv_to_finished_send_ns),
-            r.server_flight_bytes.map_or("-".into(), |b| format!("{b:.0}")),
-            r.server_flight_segments.map_or("-".into(), |b| format!("{b:.0}")),
-            r.failures,
-        );
-        records.push(r);
-        Ok(())
-    })?;
-    Ok((records, interrupted))
+    ango_tls::run::run(spec, &stop, &mut |r, times, timelines| {
+        let timelines = timelines
+            .iter()
+            .map(|t| serde_json::to_value(t).expect("a timeline serialises"))
+            .collect();
+        sink.event(Event::TlsPoint {
+            record: Box::new(r),
+            handshake_ns: times,
+            timelines,
+            of,
+        })
+    })
 }
 
 fn tls_cmd(a: &TlsArgs) -> Result<i32> {
@@ -468,15 +433,11 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
         d.write_json(ENV, &env)?;
     }
     let started = std::time::Instant::now();
-    let (records, interrupted) = run_tls(&spec, dir.as_ref())?;
-    if let Some(d) = &dir {
-        write_report(
-            d,
-            Some(env),
-            &ParentSink::new(None, 0),
-            &records,
-            interrupted,
-        )?;
+    let mut sink = ParentSink::new(dir, 0);
+    let interrupted = run_tls(&spec, &mut sink)?;
+    let records = sink.tls_records.clone();
+    if let Some(d) = &sink.dir {
+        write_report(d, Some(env), &sink, &records, interrupted)?;
     }
     match a.format.as_str() {
         "json" => println!(

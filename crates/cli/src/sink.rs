@@ -9,12 +9,17 @@ use std::io::Write;
 pub const EVENTS: &str = "events.jsonl";
 /// Every kept per-call time of the public-key study, one line per point.
 pub const PK_SAMPLES: &str = "pk-samples.jsonl";
+/// Per-handshake times of the TLS lab, one line per combination.
+pub const TLS_HANDSHAKES: &str = "tls-handshakes.jsonl";
+/// Every handshake's full timeline, one line per handshake.
+pub const TLS_TIMELINES: &str = "tls-timelines.jsonl";
 
 pub struct ParentSink {
     pub dir: Option<ResultsDir>,
     pub records: Vec<SpeedRecord>,
     pub pk_records: Vec<PkRecord>,
     pub pk_samples: Vec<ango_core::PkSamples>,
+    pub tls_records: Vec<ango_core::TlsRecord>,
     pub events: Vec<serde_json::Value>,
     pub total: usize,
     pub done: usize,
@@ -34,6 +39,7 @@ impl ParentSink {
             records: Vec::new(),
             pk_records: Vec::new(),
             pk_samples: Vec::new(),
+            tls_records: Vec::new(),
             events: Vec::new(),
             total,
             done: 0,
@@ -251,6 +257,44 @@ impl Sink for ParentSink {
                 }
                 self.say(&line);
                 self.log_event(e)?;
+            }
+            Event::TlsPoint {
+                record: r,
+                handshake_ns,
+                timelines,
+                of,
+            } => {
+                if let Some(d) = &self.dir {
+                    d.append(RESULTS, &*r)?;
+                    let key = serde_json::json!({
+                        "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
+                        "ca_sig": r.ca_sig,
+                    });
+                    let mut h = key.clone();
+                    h["handshake_ns"] = serde_json::json!(handshake_ns);
+                    d.append(TLS_HANDSHAKES, &h)?;
+                    for t in timelines {
+                        let mut line = key.clone();
+                        line["timeline"] = t;
+                        d.append(TLS_TIMELINES, &line)?;
+                    }
+                }
+                let ms =
+                    |x: Option<f64>| x.map(ango_report::pk::fmt_ns).unwrap_or_else(|| "-".into());
+                self.say(&format!(
+                    "[{:>3}/{of}] {:<15} server {:<10} CA {:<10} median {:>9} p95 {:>9}  SH→Fin {:>9}  flight {} B/{} seg  failures {}",
+                    self.tls_records.len() + 1,
+                    r.group,
+                    r.server_sig,
+                    r.ca_sig,
+                    ms(r.handshake_ns.as_ref().map(|q| q.median)),
+                    ms(r.handshake_ns.as_ref().map(|q| q.p95)),
+                    ms(r.client_sh_rcv_to_finished_send_ns),
+                    r.server_flight_bytes.map_or("-".into(), |b| format!("{b:.0}")),
+                    r.server_flight_segments.map_or("-".into(), |b| format!("{b:.0}")),
+                    r.failures,
+                ));
+                self.tls_records.push(*r);
             }
             ref e @ Event::PkSkip {
                 ref backend,

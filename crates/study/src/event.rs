@@ -4,7 +4,7 @@
 
 use ango_core::record::SampleSet;
 use ango_core::{
-    Algorithm, DefectMatch, Hw, PkAlgorithm, PkRecord, PkSamples, Result, SpeedRecord,
+    Algorithm, DefectMatch, Hw, PkAlgorithm, PkRecord, PkSamples, Result, SpeedRecord, TlsRecord,
 };
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -61,6 +61,15 @@ pub enum Event {
     PkPoint {
         record: Box<PkRecord>,
         samples: Box<PkSamples>,
+    },
+    /// One combination of the TLS lab: its record, the client view of
+    /// every handshake (null for a failed one) and every handshake's
+    /// timeline; `of` is how many combinations the run has.
+    TlsPoint {
+        record: Box<TlsRecord>,
+        handshake_ns: Vec<Option<f64>>,
+        timelines: Vec<serde_json::Value>,
+        of: usize,
     },
     /// A public-key (backend, algorithm) that cannot be measured here.
     PkSkip {
