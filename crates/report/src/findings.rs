@@ -74,6 +74,7 @@ fn ratio_finding(f: Finding, r: (f64, f64, f64), bar: f64) -> Finding {
 
 /// Findings of the speed study (seed 000), most important first.
 pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
+    use ango_core::Algorithm as A;
     let q = Q(records);
     let mut out = Vec::new();
     let Some(&big) = q.sizes().last() else {
@@ -85,12 +86,12 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
         let first = out.len();
         // AES-NI effect.
         for algo in [
-            "aes-128-gcm",
-            "aes-256-gcm",
-            "aes-128-ccm",
-            "aes-256-ccm",
-            "aes-128-ctr",
-            "aes-128-ecb",
+            A::Aes128Gcm.name(),
+            A::Aes256Gcm.name(),
+            A::Aes128Ccm.name(),
+            A::Aes256Ccm.name(),
+            A::Aes128Ctr.name(),
+            A::Aes128Ecb.name(),
         ] {
             if let (Some(on), Some(off)) = (
                 q.get(algo, &b, "on", op, big),
@@ -116,7 +117,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                 )));
             }
         }
-        let c = "chacha20-poly1305";
+        let c = A::ChaCha20Poly1305.name();
         if let (Some(on), Some(off)) = (q.get(c, &b, "on", op, big), q.get(c, &b, "off", op, big)) {
             let r = speedup(off, on);
             let verdict = if r.1 >= 0.9 && r.2 <= 1.1 {
@@ -157,7 +158,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
         }
         for hw in ["on", "off", "seed000"] {
             if let (Some(g), Some(cp)) = (
-                q.get("aes-128-gcm", &b, hw, op, big),
+                q.get(A::Aes128Gcm.name(), &b, hw, op, big),
                 q.get(c, &b, hw, op, big),
             ) {
                 let (claim, r) = if hw == "on" {
@@ -181,8 +182,8 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
             }
         }
         for (ccm, ctr) in [
-            ("aes-128-ccm", "aes-128-ctr"),
-            ("aes-256-ccm", "aes-256-ctr"),
+            (A::Aes128Ccm.name(), A::Aes128Ctr.name()),
+            (A::Aes256Ccm.name(), A::Aes256Ctr.name()),
         ] {
             for hw in ["on", "off"] {
                 if let (Some(m), Some(tr)) =
@@ -203,7 +204,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
         }
         if let (Some(cp), Some(cc)) = (
             q.get(c, &b, "on", op, big),
-            q.get("chacha20", &b, "on", op, big),
+            q.get(A::ChaCha20.name(), &b, "on", op, big),
         ) {
             // Share of ChaCha20's throughput lost: 1 - cc_time / cp_time.
             let r = ratio_interval(t(cc), t(cp));
@@ -235,7 +236,11 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
     }
     let backends = q.backends();
     if backends.len() > 1 {
-        for algo in ["aes-128-gcm", "chacha20-poly1305", "aes-128-ccm"] {
+        for algo in [
+            A::Aes128Gcm.name(),
+            A::ChaCha20Poly1305.name(),
+            A::Aes128Ccm.name(),
+        ] {
             let v: Vec<&SpeedRecord> = backends
                 .iter()
                 .filter_map(|b| q.get(algo, b, "on", op, big))
