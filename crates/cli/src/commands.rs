@@ -12,7 +12,7 @@ use ango_report::compare::{self, Selector};
 use ango_report::formats::{self, Format};
 use ango_report::Unit;
 use ango_study::speed::{self, SpeedSpec};
-use ango_study::{Event, Sink};
+use ango_study::Study;
 use std::io::Read;
 use std::path::Path;
 
@@ -187,30 +187,35 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         "cycles"
     };
     let mut sink = ParentSink::new(dir, total);
-    let mut outcome = speed::run(&spec, &mut sink, false)?;
-    if let (Some(ps), false) = (&pk_spec, outcome.interrupted) {
-        outcome.interrupted = ango_study::pk::run(ps, &mut sink)?.interrupted;
+    // The studies of this command, one after the other into one sink.
+    let tls_loopback = tls_spec.as_ref().is_some_and(|t| t.loopback);
+    let mut studies: Vec<Box<dyn Study>> = vec![Box::new(spec.clone())];
+    if let Some(ps) = pk_spec {
+        studies.push(Box::new(ps));
     }
-    let mut tls_records = Vec::new();
-    if let (Some(mut ts), false) = (tls_spec, outcome.interrupted) {
+    if let Some(mut ts) = tls_spec {
         if let Some(d) = &sink.dir {
             ts.capture_dir = Some(d.path.clone());
         }
-        if ts.loopback {
-            eprintln!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
-        }
-        outcome.interrupted = run_tls(&ts, &mut sink)?;
-        tls_records = sink.tls_records.clone();
+        studies.push(Box::new(ts));
     }
+    let mut interrupted = false;
+    for study in &studies {
+        if study.suite() == ango_tls::run::SUITE {
+            clean_stale_labs();
+            if tls_loopback {
+                eprintln!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
+            }
+        }
+        interrupted = study.run(&mut sink)?;
+        if interrupted {
+            break;
+        }
+    }
+    let tls_records = sink.tls_records.clone();
 
     if let Some(d) = &sink.dir {
-        write_report(
-            d,
-            Some(env.clone()),
-            &sink,
-            &tls_records,
-            outcome.interrupted,
-        )?;
+        write_report(d, Some(env.clone()), &sink, &tls_records, interrupted)?;
     }
     sink.print_defects(format == Format::Table);
     let shown: Vec<SpeedRecord> = if mode == Mode::Latency && format == Format::Table {
@@ -259,7 +264,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             d.path.join(REPORT).display()
         );
     }
-    Ok(sink.finish(outcome.interrupted))
+    Ok(sink.finish(interrupted))
 }
 
 fn write_report(
@@ -390,25 +395,13 @@ fn print_pk(records: &[PkRecord], format: Format) {
 /// Runs the TLS lab, writing each combination's record, handshake times
 /// and timelines the moment it is done; returns the records and whether
 /// Ctrl-C stopped it.
-fn run_tls(spec: &ango_tls::run::TlsSpec, sink: &mut ParentSink) -> Result<bool> {
+/// Remove stale namespaces of crashed earlier runs (said once), before a
+/// TLS study runs.
+fn clean_stale_labs() {
     let removed = ango_tls::lab::cleanup_stale();
     if removed > 0 {
         eprintln!("ango: removed {removed} stale namespaces of earlier runs");
     }
-    let of = spec.groups.len() * spec.server_sigs.len() * spec.ca_sigs.len();
-    let stop = || ango_harness::measure::stop_requested();
-    ango_tls::run::run(spec, &stop, &mut |r, times, timelines| {
-        let timelines = timelines
-            .iter()
-            .map(|t| serde_json::to_value(t).expect("a timeline serialises"))
-            .collect();
-        sink.event(Event::TlsPoint {
-            record: Box::new(r),
-            handshake_ns: times,
-            timelines,
-            of,
-        })
-    })
 }
 
 fn tls_cmd(a: &TlsArgs) -> Result<i32> {
@@ -434,7 +427,8 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     }
     let started = std::time::Instant::now();
     let mut sink = ParentSink::new(dir, 0);
-    let interrupted = run_tls(&spec, &mut sink)?;
+    clean_stale_labs();
+    let interrupted = Study::run(&spec, &mut sink)?;
     let records = sink.tls_records.clone();
     if let Some(d) = &sink.dir {
         write_report(d, Some(env), &sink, &records, interrupted)?;

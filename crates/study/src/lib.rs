@@ -5,5 +5,57 @@
 pub mod event;
 pub mod pk;
 pub mod speed;
+pub mod tls;
 
 pub use event::{Event, Sink};
+
+use ango_core::Result;
+
+/// A study behind the one event/sink interface: the speed and latency
+/// studies (a [`speed::SpeedSpec`]), the public-key study
+/// ([`pk::PkSpec`]) and the TLS lab ([`ango_tls::run::TlsSpec`]). A run is
+/// a list of studies measured one after the other into one sink.
+pub trait Study {
+    /// The `suite` of its records.
+    fn suite(&self) -> &str;
+    /// How many points (records) it plans.
+    fn points(&self) -> Result<usize>;
+    /// Measure, sending every event to `sink`; true when Ctrl-C stopped it.
+    fn run(&self, sink: &mut dyn Sink) -> Result<bool>;
+}
+
+impl Study for speed::SpeedSpec {
+    fn suite(&self) -> &str {
+        &self.suite
+    }
+    fn points(&self) -> Result<usize> {
+        Ok(self.points.len() * self.points_per_triple())
+    }
+    fn run(&self, sink: &mut dyn Sink) -> Result<bool> {
+        Ok(speed::run(self, sink, false)?.interrupted)
+    }
+}
+
+impl Study for pk::PkSpec {
+    fn suite(&self) -> &str {
+        pk::SUITE
+    }
+    fn points(&self) -> Result<usize> {
+        Ok(self.plan()?.points())
+    }
+    fn run(&self, sink: &mut dyn Sink) -> Result<bool> {
+        Ok(pk::run(self, sink)?.interrupted)
+    }
+}
+
+impl Study for ango_tls::run::TlsSpec {
+    fn suite(&self) -> &str {
+        ango_tls::run::SUITE
+    }
+    fn points(&self) -> Result<usize> {
+        Ok(tls::combinations(self))
+    }
+    fn run(&self, sink: &mut dyn Sink) -> Result<bool> {
+        tls::run(self, sink)
+    }
+}
