@@ -286,22 +286,14 @@ fn chacha_aead(
 pub static PROVIDER: Provider = Provider {
     name: NAME,
     version: provider_version,
-    worker_env: provider_worker_env,
-    cpu_view: provider_cpu_view,
+    worker_env: ango_core::catalog::no_worker_env,
+    cpu_view: ango_core::catalog::no_cpu_view,
     has_variants: true,
     entries: provider_entries,
 };
 
 fn provider_version() -> String {
     format!("ango-prims {}", env!("CARGO_PKG_VERSION"))
-}
-
-fn provider_worker_env(_hw: Hw) -> Option<Vec<(&'static str, String)>> {
-    None
-}
-
-fn provider_cpu_view() -> Option<String> {
-    None
 }
 
 /// A variant's typed value, or why this CPU cannot run it.

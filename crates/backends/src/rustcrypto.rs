@@ -353,8 +353,8 @@ impl Backend for RustCrypto {
 pub static PROVIDER: Provider = Provider {
     name: NAME,
     version: provider_version,
-    worker_env: provider_worker_env,
-    cpu_view: provider_cpu_view,
+    worker_env: ango_core::catalog::no_worker_env,
+    cpu_view: ango_core::catalog::no_cpu_view,
     has_variants: false,
     entries: provider_entries,
 };
@@ -369,14 +369,6 @@ fn provider_version() -> String {
         v.push_str(&crate::pk::rustcrypto::RustCryptoPk.version());
     }
     v
-}
-
-fn provider_worker_env(_hw: Hw) -> Option<Vec<(&'static str, String)>> {
-    None
-}
-
-fn provider_cpu_view() -> Option<String> {
-    None
 }
 
 fn provider_entries() -> Vec<Entry> {

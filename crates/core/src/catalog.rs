@@ -72,6 +72,16 @@ pub enum Make {
 /// removes the variable).
 pub type WorkerEnv = Vec<(&'static str, String)>;
 
+/// For a provider whose hardware settings need no worker process.
+pub fn no_worker_env(_hw: Hw) -> Option<WorkerEnv> {
+    None
+}
+
+/// For a provider that does not report its own view of the CPU.
+pub fn no_cpu_view() -> Option<String> {
+    None
+}
+
 /// A provider: one library (or ango's own code) as data.
 pub struct Provider {
     /// Short lower-case name used on the command line and in records.

@@ -422,22 +422,14 @@ impl Signer for OqsSigner {
 pub static PROVIDER: ango_core::Provider = ango_core::Provider {
     name: BACKEND,
     version: provider_version,
-    worker_env: provider_worker_env,
-    cpu_view: provider_cpu_view,
+    worker_env: ango_core::catalog::no_worker_env,
+    cpu_view: ango_core::catalog::no_cpu_view,
     has_variants: false,
     entries: provider_entries,
 };
 
 fn provider_version() -> String {
     LibOqs.version()
-}
-
-fn provider_worker_env(_hw: ango_core::Hw) -> Option<Vec<(&'static str, String)>> {
-    None
-}
-
-fn provider_cpu_view() -> Option<String> {
-    None
 }
 
 fn provider_entries() -> Vec<ango_core::Entry> {
