@@ -229,14 +229,13 @@ impl Catalog {
         if let Some(p) = self.providers.iter().find(|p| p.name == n) {
             return Ok(p);
         }
-        let mut valid: Vec<&str> = self.providers.iter().map(|p| p.name).collect();
+        let valid: Vec<&str> = self.providers.iter().map(|p| p.name).collect();
         if let Some((_, why)) = self.not_built.iter().find(|(p, _)| *p == n) {
             return Err(Error::usage(format!(
                 "backend '{name}' is not in this binary ({why}); valid: {}",
                 valid.join(", ")
             )));
         }
-        valid.dedup();
         Err(Error::usage(format!(
             "unknown backend '{name}'; valid: {}",
             valid.join(", ")

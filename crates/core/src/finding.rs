@@ -196,14 +196,23 @@ pub struct DefectMatch {
 }
 
 impl DefectMatch {
-    /// One line for terminals: what fails, why, and every case id.
-    pub fn line(&self, provider: &str, algorithm: &str) -> String {
+    /// What fails and why, with its id and citation:
+    /// `<description> [defect <id>; <citation>]`.
+    pub fn detail(&self) -> String {
         format!(
-            "{provider} {algorithm} fails verification: {} [{} {}; {}] ({} cases: {})",
+            "{} [{} {}; {}]",
             self.description,
             self.category.name(),
             self.id,
-            self.citation,
+            self.citation
+        )
+    }
+
+    /// One line for terminals: what fails, why, and every case id.
+    pub fn line(&self, provider: &str, algorithm: &str) -> String {
+        format!(
+            "{provider} {algorithm} fails verification: {} ({} cases: {})",
+            self.detail(),
             self.cases.len(),
             short_cases(&self.cases)
         )

@@ -392,11 +392,8 @@ pub fn defect(backend: &str, algorithm: &str, m: &DefectMatch) -> Finding {
     .value(m.cases.len() as f64, "failing cases")
     .verdict(Verdict::DoesNotHold)
     .explain(format!(
-        "{} [{}: {}; {}]. Never timed. Cases: {}.",
-        m.description,
-        m.category.name(),
-        m.id,
-        m.citation,
+        "{}. Never timed. Cases: {}.",
+        m.detail(),
         ango_core::finding::short_cases(&m.cases)
     ))
 }
