@@ -145,7 +145,7 @@ impl Sink for ParentSink {
                     record.operation,
                     record.size_bytes,
                     record.bytes_per_second / 1e6,
-                    record.robust_cv * 100.0,
+                    record.stats.robust_cv * 100.0,
                     if record.noisy { "  (noisy)" } else { "" }
                 ));
                 self.records.push(*record);
@@ -209,8 +209,8 @@ impl Sink for ParentSink {
                     record.backend,
                     record.operation,
                     record.timing,
-                    ango_report::pk::fmt_ns(record.median_ns),
-                    record.robust_cv * 100.0,
+                    ango_report::pk::fmt_ns(record.stats.median),
+                    record.stats.robust_cv * 100.0,
                     record.iterations,
                     if record.warnings.is_empty() { "" } else { "  (cut short)" }
                 ));

@@ -142,11 +142,11 @@ fn speed_json_has_the_documented_fields() {
     for r in &v {
         assert_eq!(r.suite, "speed");
         assert!(r.kat.starts_with("pass"), "{}", r.kat);
-        assert!(r.q1_ns <= r.median_ns && r.median_ns <= r.q3_ns);
-        assert!(r.ci95_low_ns <= r.median_ns && r.median_ns <= r.ci95_high_ns);
-        assert!(r.min_ns <= r.q1_ns && r.q3_ns <= r.max_ns);
+        assert!(r.stats.q1 <= r.stats.median && r.stats.median <= r.stats.q3);
+        assert!(r.stats.ci95_low <= r.stats.median && r.stats.median <= r.stats.ci95_high);
+        assert!(r.stats.min <= r.stats.q1 && r.stats.q3 <= r.stats.max);
         assert!(
-            (r.bytes_per_second - r.size_bytes as f64 * 1e9 / r.median_ns).abs()
+            (r.bytes_per_second - r.size_bytes as f64 * 1e9 / r.stats.median).abs()
                 < 1e-6 * r.bytes_per_second
         );
         assert_eq!(
@@ -235,10 +235,10 @@ fn hw_off_runs_in_a_child_that_sees_no_aes_ni() {
         assert_eq!(rest_on, rest_off);
         // And the hardware really is gone: AES-GCM is clearly slower.
         assert!(
-            off.median_ns > 1.5 * on.median_ns,
+            off.stats.median > 1.5 * on.stats.median,
             "off {} on {}",
-            off.median_ns,
-            on.median_ns
+            off.stats.median,
+            on.stats.median
         );
     }
     assert_eq!(
@@ -590,8 +590,14 @@ fn pk_times_every_call_and_keeps_the_samples() {
         .contains("no per-call set-up to hoist"));
     for r in &v {
         assert_eq!((r.iterations, r.dropped), (20, 1), "{}", r.algorithm);
-        assert!(r.min_ns <= r.q1_ns && r.q1_ns <= r.median_ns && r.median_ns <= r.q3_ns);
-        assert!(r.q3_ns <= r.p95_ns && r.p95_ns <= r.p99_ns && r.p99_ns <= r.max_ns);
+        assert!(
+            r.stats.min <= r.stats.q1
+                && r.stats.q1 <= r.stats.median
+                && r.stats.median <= r.stats.q3
+        );
+        assert!(
+            r.stats.q3 <= r.stats.p95 && r.stats.p95 <= r.stats.p99 && r.stats.p99 <= r.stats.max
+        );
         assert!(
             r.verify.starts_with("pass"),
             "{}: {}",

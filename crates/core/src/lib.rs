@@ -12,6 +12,7 @@ pub mod finding;
 pub mod pk;
 pub mod record;
 pub mod results;
+pub mod stats;
 pub mod traits;
 
 pub use algo::{Algorithm, Hw, Kind, Operation};
@@ -23,7 +24,8 @@ pub use pk::{
     Timing,
 };
 pub use record::{
-    EnvInfo, PkRecord, PkSamples, Quantiles, SpeedRecord, TlsCapture, TlsRecord, TlsTcp,
-    SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
+    EnvInfo, PkRecord, PkSamples, SpeedRecord, TlsCapture, TlsRecord, TlsTcp, SCHEMA_VERSION,
+    TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
 };
+pub use stats::Stats;
 pub use traits::{Aead, Backend, Cipher, Unavailable};

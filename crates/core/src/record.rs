@@ -53,18 +53,12 @@ pub struct SpeedRecord {
     pub aad_bytes: u64,
     pub samples: u64,
     pub iterations_per_sample: u64,
-    pub median_ns: f64,
-    pub q1_ns: f64,
-    pub q3_ns: f64,
-    pub mean_ns: f64,
-    pub sd_ns: f64,
-    pub min_ns: f64,
-    pub max_ns: f64,
-    /// (Q3 - Q1) / median.
-    pub robust_cv: f64,
-    /// 95% confidence interval of the median, from order statistics.
-    pub ci95_low_ns: f64,
-    pub ci95_high_ns: f64,
+    /// Statistics over the samples, ns per operation: `median_ns, q1_ns,
+    /// q3_ns, mean_ns, sd_ns, min_ns, max_ns, p95_ns, p99_ns, robust_cv,
+    /// ci95_low_ns, ci95_high_ns` (the 95% interval of the median, from
+    /// order statistics).
+    #[serde(flatten)]
+    pub stats: crate::Stats,
     /// size_bytes / median time.
     pub bytes_per_second: f64,
     /// Median cycles per byte; null for size 0 or when no cycle source exists.
@@ -188,18 +182,11 @@ pub struct PkRecord {
     pub dropped: u64,
     /// Message length for sign and verify (random bytes, new per run).
     pub message_bytes: Option<u64>,
-    pub median_ns: f64,
-    pub q1_ns: f64,
-    pub q3_ns: f64,
-    pub mean_ns: f64,
-    pub sd_ns: f64,
-    pub min_ns: f64,
-    pub max_ns: f64,
-    pub p95_ns: f64,
-    pub p99_ns: f64,
-    pub robust_cv: f64,
-    pub ci95_low_ns: f64,
-    pub ci95_high_ns: f64,
+    /// Statistics over the kept calls, ns per call (flattened: `median_ns`,
+    /// `q1_ns`, … `p95_ns`, `p99_ns`, `robust_cv`, `ci95_low_ns`,
+    /// `ci95_high_ns`).
+    #[serde(flatten)]
+    pub stats: crate::Stats,
     /// Median cycles per call (see `cycle_source`).
     pub cycles_per_op: Option<f64>,
     pub cycle_source: String,
@@ -230,16 +217,6 @@ pub struct PkSamples {
     pub sample_ns: Vec<f64>,
     /// Cycles per call (same order), when a cycle source was available.
     pub sample_cycles: Option<Vec<u64>>,
-}
-
-/// Median, quartiles, p95 and mean of a set of times, ns.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Quantiles {
-    pub median: f64,
-    pub q1: f64,
-    pub q3: f64,
-    pub p95: f64,
-    pub mean: f64,
 }
 
 /// Seed 003's stacked-bar legend, client view (figure 19: 1 → A → B → 2 →
@@ -340,8 +317,11 @@ pub struct TlsRecord {
     pub failures: u64,
     pub failure_examples: Vec<String>,
     /// Client view: `connect()` to the end of the handshake, successful
-    /// handshakes only. Null if none succeeded.
-    pub handshake_ns: Option<Quantiles>,
+    /// handshakes only, as an object with unsuffixed names (`median, q1,
+    /// q3, p95, mean, sd, min, max, p99, robust_cv, ci95_low, ci95_high`).
+    /// Null if none succeeded.
+    #[serde(with = "crate::stats::plain")]
+    pub handshake_ns: Option<crate::Stats>,
     /// Median of each phase of seed 003's legend ([`TLS_CLIENT_VIEW`] and
     /// [`TLS_SERVER_VIEW`]), ns, from the wire times of the captures.
     pub phases_ns: std::collections::BTreeMap<String, f64>,

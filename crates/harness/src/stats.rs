@@ -73,6 +73,24 @@ impl Summary {
         })
     }
 
+    /// The figures a record carries.
+    pub fn stats(&self) -> ango_core::Stats {
+        ango_core::Stats {
+            median: self.median,
+            q1: self.q1,
+            q3: self.q3,
+            mean: self.mean,
+            sd: self.sd,
+            min: self.min,
+            max: self.max,
+            p95: self.p95,
+            p99: self.p99,
+            robust_cv: self.robust_cv,
+            ci95_low: self.ci95_low,
+            ci95_high: self.ci95_high,
+        }
+    }
+
     pub fn noisy(&self) -> bool {
         self.robust_cv > NOISY_ROBUST_CV
     }

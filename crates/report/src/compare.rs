@@ -126,8 +126,8 @@ pub fn compare(a: &[SpeedRecord], sa: &Selector, b: &[SpeedRecord], sb: &Selecto
         let Some(rb) = ib.get(k) else { continue };
         // Throughput ratio A/B is the time ratio B/A.
         let (ratio, lo, hi) = ango_harness::stats::ratio_interval(
-            (rb.median_ns, rb.ci95_low_ns, rb.ci95_high_ns),
-            (ra.median_ns, ra.ci95_low_ns, ra.ci95_high_ns),
+            (rb.stats.median, rb.stats.ci95_low, rb.stats.ci95_high),
+            (ra.stats.median, ra.stats.ci95_low, ra.stats.ci95_high),
         );
         rows.push(Row {
             algorithm: ra.algorithm.clone(),

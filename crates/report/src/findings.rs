@@ -47,7 +47,7 @@ fn mbps(r: &SpeedRecord) -> f64 {
 
 /// The time of `r` as (median, ci low, ci high), ns.
 fn t(r: &SpeedRecord) -> (f64, f64, f64) {
-    (r.median_ns, r.ci95_low_ns, r.ci95_high_ns)
+    (r.stats.median, r.stats.ci95_low, r.stats.ci95_high)
 }
 
 /// How many times faster `fast` is than `slow` (same message size), with
@@ -317,7 +317,7 @@ pub fn latency(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<Fin
             };
             by.entry(label)
                 .or_default()
-                .insert(r.size_bytes, r.median_ns);
+                .insert(r.size_bytes, r.stats.median);
         }
         let Some(base) = by
             .keys()
@@ -495,9 +495,9 @@ mod tests {
         }))
         .unwrap();
         r.bytes_per_second = bps;
-        r.median_ns = 16384.0 / bps * 1e9;
-        r.ci95_low_ns = r.median_ns;
-        r.ci95_high_ns = r.median_ns;
+        r.stats.median = 16384.0 / bps * 1e9;
+        r.stats.ci95_low = r.stats.median;
+        r.stats.ci95_high = r.stats.median;
         r
     }
 

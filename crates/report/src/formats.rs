@@ -172,7 +172,7 @@ pub fn cv_table(records: &[SpeedRecord]) -> String {
         for s in &sizes {
             let c = by
                 .get(s)
-                .map(|r| format!("{:.2}%", r.robust_cv * 100.0))
+                .map(|r| format!("{:.2}%", r.stats.robust_cv * 100.0))
                 .unwrap_or_else(|| "-".into());
             out.push_str(&format!("{c:>13}"));
         }

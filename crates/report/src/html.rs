@@ -207,11 +207,11 @@ fn tables(records: &[SpeedRecord]) -> String {
                         if r.noisy { " noisy" } else { "" },
                         r.samples,
                         r.iterations_per_sample,
-                        r.median_ns,
+                        r.stats.median,
                         v,
                         lo,
                         hi,
-                        r.robust_cv * 100.0
+                        r.stats.robust_cv * 100.0
                     );
                 }
                 None => out.push_str("<td>–</td>"),
@@ -422,8 +422,8 @@ fn latency_section(records: &[SpeedRecord], variant_providers: &[String]) -> Str
                     .map(|r| {
                         (
                             r.size_bytes as f64,
-                            r.median_ns,
-                            Some((r.ci95_low_ns, r.ci95_high_ns)),
+                            r.stats.median,
+                            Some((r.stats.ci95_low, r.stats.ci95_high)),
                         )
                     })
                     .collect(),
@@ -459,9 +459,9 @@ fn latency_section(records: &[SpeedRecord], variant_providers: &[String]) -> Str
                             out,
                             "<td class=\"n{}\">{:.1} [{:.1}–{:.1}]</td>",
                             if r.noisy { " noisy" } else { "" },
-                            r.median_ns,
-                            r.ci95_low_ns,
-                            r.ci95_high_ns
+                            r.stats.median,
+                            r.stats.ci95_low,
+                            r.stats.ci95_high
                         );
                     }
                     None => out.push_str("<td>–</td>"),

@@ -82,9 +82,9 @@ pub fn timing_table(records: &[PkRecord]) -> String {
             "{:<34} {:<7} {:>12} {:>12} {:>8.2}×",
             label(r),
             r.operation,
-            fmt_ns(r.median_ns),
-            fmt_ns(api.median_ns),
-            api.median_ns / r.median_ns
+            fmt_ns(r.stats.median),
+            fmt_ns(api.stats.median),
+            api.stats.median / r.stats.median
         );
     }
     out
@@ -144,12 +144,12 @@ pub fn seed_tables(records: &[PkRecord]) -> String {
                 out,
                 "{:<w$}  {:>12.6} {:>12.6} {:>12.6} {:>12.6} {:>12.6} {:>9.6}",
                 label(r),
-                r.mean_ns / 1e6,
-                r.sd_ns / 1e6,
-                r.q1_ns / 1e6,
-                r.median_ns / 1e6,
-                r.q3_ns / 1e6,
-                r.robust_cv
+                r.stats.mean / 1e6,
+                r.stats.sd / 1e6,
+                r.stats.q1 / 1e6,
+                r.stats.median / 1e6,
+                r.stats.q3 / 1e6,
+                r.stats.robust_cv
             );
         }
         out.push('\n');
@@ -177,16 +177,16 @@ pub fn full_table(records: &[PkRecord]) -> String {
             "{:<w$} {:>6} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>6.1}%{}",
             format!("{} {}", label(r), r.operation),
             r.iterations,
-            r.mean_ns / 1e3,
-            r.sd_ns / 1e3,
-            r.min_ns / 1e3,
-            r.q1_ns / 1e3,
-            r.median_ns / 1e3,
-            r.q3_ns / 1e3,
-            r.p95_ns / 1e3,
-            r.p99_ns / 1e3,
-            r.max_ns / 1e3,
-            r.robust_cv * 100.0,
+            r.stats.mean / 1e3,
+            r.stats.sd / 1e3,
+            r.stats.min / 1e3,
+            r.stats.q1 / 1e3,
+            r.stats.median / 1e3,
+            r.stats.q3 / 1e3,
+            r.stats.p95 / 1e3,
+            r.stats.p99 / 1e3,
+            r.stats.max / 1e3,
+            r.stats.robust_cv * 100.0,
             if r.warnings.is_empty() { "" } else { " (cut short)" }
         );
     }
@@ -286,15 +286,15 @@ fn markdown(records: &[PkRecord]) -> String {
             r.backend,
             r.operation,
             r.iterations,
-            r.mean_ns / 1e3,
-            r.sd_ns / 1e3,
-            r.q1_ns / 1e3,
-            r.median_ns / 1e3,
-            r.q3_ns / 1e3,
-            r.p95_ns / 1e3,
-            r.p99_ns / 1e3,
-            r.max_ns / 1e3,
-            r.robust_cv
+            r.stats.mean / 1e3,
+            r.stats.sd / 1e3,
+            r.stats.q1 / 1e3,
+            r.stats.median / 1e3,
+            r.stats.q3 / 1e3,
+            r.stats.p95 / 1e3,
+            r.stats.p99 / 1e3,
+            r.stats.max / 1e3,
+            r.stats.robust_cv
         );
     }
     out
@@ -339,7 +339,7 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
     use crate::findings::above;
     use ango_harness::stats::ratio_interval;
     let records = &shown(all);
-    let t = |r: &PkRecord| (r.median_ns, r.ci95_low_ns, r.ci95_high_ns);
+    let t = |r: &PkRecord| (r.stats.median, r.stats.ci95_low, r.stats.ci95_high);
     // The same ratio with api-call timing, when it was measured too.
     let api = |algo: &str, op: &str, b: &str| {
         all.iter().find(|r| {
@@ -392,20 +392,20 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                         "{b}, timing {}: X25519's median ÷ {}'s = {} ÷ {}.{other}",
                         m.timing,
                         m.algorithm,
-                        fmt_ns(x.median_ns),
-                        fmt_ns(m.median_ns)
+                        fmt_ns(x.stats.median),
+                        fmt_ns(m.stats.median)
                     )),
                 );
             }
         }
-        let cv = |a: &str, op: &str| find(records, a, op, b).map(|r| r.robust_cv);
+        let cv = |a: &str, op: &str| find(records, a, op, b).map(|r| r.stats.robust_cv);
         if let (Some(r2), Some(r3)) = (cv("rsa-2048", "keygen"), cv("rsa-3072", "keygen")) {
             let others: Vec<f64> = records
                 .iter()
                 .filter(|r| {
                     r.backend == b && r.operation == "keygen" && !r.algorithm.starts_with("rsa-")
                 })
-                .map(|r| r.robust_cv)
+                .map(|r| r.stats.robust_cv)
                 .collect();
             if let Some(max_other) = others.iter().cloned().reduce(f64::max) {
                 let ratio = r2.min(r3) / max_other;
@@ -432,8 +432,8 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
             find(records, "ml-dsa-44", "sign", b),
             find(records, "ml-dsa-44", "verify", b),
         ) {
-            let tail = |r: &PkRecord| r.p99_ns / r.median_ns;
-            let heavier = tail(s) > tail(v) && s.robust_cv > v.robust_cv;
+            let tail = |r: &PkRecord| r.stats.p99 / r.stats.median;
+            let heavier = tail(s) > tail(v) && s.stats.robust_cv > v.stats.robust_cv;
             out.push(
                 Finding::new(
                     "pk",
@@ -450,9 +450,9 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                 .explain(format!(
                     "{b}: signing p99 ÷ median {:.2}, robust CV {:.3}; verification p99 ÷ median {:.2}, robust CV {:.3}.",
                     tail(s),
-                    s.robust_cv,
+                    s.stats.robust_cv,
                     tail(v),
-                    v.robust_cv
+                    v.stats.robust_cv
                 )),
             );
         }
@@ -619,13 +619,13 @@ pub fn distribution_svg(title: &str, rows: &[(&PkRecord, &PkSamples)]) -> String
                 bw.max(1.0) - 0.3
             );
         }
-        let xm = x(r.median_ns);
+        let xm = x(r.stats.median);
         let _ = write!(
             s,
             r##"<line x1="{xm:.1}" y1="{:.1}" x2="{xm:.1}" y2="{:.1}" stroke="#c0392b" stroke-width="2"><title>median {}</title></line>"##,
             y0 + 2.0,
             y0 + row_h - 2.0,
-            escape(&fmt_ns(r.median_ns))
+            escape(&fmt_ns(r.stats.median))
         );
     }
     s.push_str("</svg>");
@@ -656,18 +656,20 @@ mod tests {
             iterations: 999,
             dropped: 1,
             message_bytes: None,
-            median_ns: median,
-            q1_ns: median * (1.0 - cv / 2.0),
-            q3_ns: median * (1.0 + cv / 2.0),
-            mean_ns: median,
-            sd_ns: 1.0,
-            min_ns: median / 2.0,
-            max_ns: p99 * 2.0,
-            p95_ns: p99,
-            p99_ns: p99,
-            robust_cv: cv,
-            ci95_low_ns: median,
-            ci95_high_ns: median,
+            stats: ango_core::Stats {
+                median,
+                q1: median * (1.0 - cv / 2.0),
+                q3: median * (1.0 + cv / 2.0),
+                mean: median,
+                sd: 1.0,
+                min: median / 2.0,
+                max: p99 * 2.0,
+                p95: p99,
+                p99,
+                robust_cv: cv,
+                ci95_low: median,
+                ci95_high: median,
+            },
             cycles_per_op: None,
             cycle_source: "tsc".into(),
             timer_overhead_ns: 20.0,
@@ -703,10 +705,10 @@ mod tests {
             f[0].0.contains("ml-kem-768 keygen is faster than X25519"),
             "{f:?}"
         );
-        v[1].median_ns = 40_000.0;
-        v[1].ci95_low_ns = 39_000.0;
-        v[1].ci95_high_ns = 41_000.0;
-        v[2].robust_cv = 0.05;
+        v[1].stats.median = 40_000.0;
+        v[1].stats.ci95_low = 39_000.0;
+        v[1].stats.ci95_high = 41_000.0;
+        v[2].stats.robust_cv = 0.05;
         let f = verdicts(&v);
         assert_eq!(f[0].1, Verdict::DoesNotHold, "{f:?}");
         assert_eq!(f[1].1, Verdict::DoesNotHold, "{f:?}");

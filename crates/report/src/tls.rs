@@ -356,7 +356,7 @@ fn tables(records: &[TlsRecord]) -> Vec<Table> {
     let rows = records
         .iter()
         .map(|r| {
-            let q = |f: fn(&ango_core::Quantiles) -> f64| {
+            let q = |f: fn(&ango_core::Stats) -> f64| {
                 cell(
                     r.handshake_ns.as_ref().map_or("-".into(), |x| ms(f(x))),
                     class(r),
@@ -970,7 +970,7 @@ pub fn html_section(records: &[TlsRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ango_core::{Quantiles, TlsCapture, TlsTcp};
+    use ango_core::{Stats, TlsCapture, TlsTcp};
     use std::collections::BTreeMap;
 
     /// A complete record: every phase 0.1 ms, flight `bytes` in `segs`
@@ -993,12 +993,13 @@ mod tests {
             handshakes: 100,
             failures: 0,
             failure_examples: vec![],
-            handshake_ns: Some(Quantiles {
+            handshake_ns: Some(Stats {
                 median: 3_690_000.0,
                 q1: 3_600_000.0,
                 q3: 3_800_000.0,
                 p95: 4_100_000.0,
                 mean: 3_700_000.0,
+                ..Stats::constant(3_690_000.0)
             }),
             phases_ns: phases,
             client_sh_rcv_to_finished_send_ns: Some(572_286.0),

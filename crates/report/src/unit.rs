@@ -79,23 +79,23 @@ impl Unit {
     pub fn value(self, r: &SpeedRecord) -> Option<f64> {
         match self {
             Unit::Cpb => r.cycles_per_byte,
-            _ => self.convert_ns(r.median_ns, r.size_bytes as f64, None),
+            _ => self.convert_ns(r.stats.median, r.size_bytes as f64, None),
         }
     }
 
     /// The 95% interval of the median in this unit, low to high.
     pub fn interval(self, r: &SpeedRecord) -> Option<(f64, f64)> {
-        let cpn = r.cycles_per_op.map(|c| c / r.median_ns);
-        let a = self.convert_ns(r.ci95_low_ns, r.size_bytes as f64, cpn)?;
-        let b = self.convert_ns(r.ci95_high_ns, r.size_bytes as f64, cpn)?;
+        let cpn = r.cycles_per_op.map(|c| c / r.stats.median);
+        let a = self.convert_ns(r.stats.ci95_low, r.size_bytes as f64, cpn)?;
+        let b = self.convert_ns(r.stats.ci95_high, r.size_bytes as f64, cpn)?;
         Some((a.min(b), a.max(b)))
     }
 
     /// The interquartile range in this unit, low to high.
     pub fn iqr(self, r: &SpeedRecord) -> Option<(f64, f64)> {
-        let cpn = r.cycles_per_op.map(|c| c / r.median_ns);
-        let a = self.convert_ns(r.q1_ns, r.size_bytes as f64, cpn)?;
-        let b = self.convert_ns(r.q3_ns, r.size_bytes as f64, cpn)?;
+        let cpn = r.cycles_per_op.map(|c| c / r.stats.median);
+        let a = self.convert_ns(r.stats.q1, r.size_bytes as f64, cpn)?;
+        let b = self.convert_ns(r.stats.q3, r.size_bytes as f64, cpn)?;
         Some((a.min(b), a.max(b)))
     }
 

@@ -618,16 +618,7 @@ fn to_record(
         },
         samples: s.n as u64,
         iterations_per_sample: m.iterations_per_sample,
-        median_ns: s.median,
-        q1_ns: s.q1,
-        q3_ns: s.q3,
-        mean_ns: s.mean,
-        sd_ns: s.sd,
-        min_ns: s.min,
-        max_ns: s.max,
-        robust_cv: s.robust_cv,
-        ci95_low_ns: s.ci95_low,
-        ci95_high_ns: s.ci95_high,
+        stats: s.stats(),
         bytes_per_second: if s.median > 0.0 {
             size as f64 * 1e9 / s.median
         } else {

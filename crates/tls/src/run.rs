@@ -53,7 +53,7 @@ pub struct TlsSpec {
     pub pcap_handshakes: Option<usize>,
 }
 
-pub use ango_core::{Quantiles, TlsRecord};
+pub use ango_core::TlsRecord;
 
 /// The (CA, server) pairs of a spec.
 fn pairs(spec: &TlsSpec) -> Vec<(PkAlgorithm, PkAlgorithm)> {
@@ -308,13 +308,7 @@ pub fn run(
                 .take(5)
                 .collect();
             let ok: Vec<f64> = times.iter().flatten().copied().collect();
-            let q = Summary::of(&ok).map(|s| Quantiles {
-                median: s.median,
-                q1: s.q1,
-                q3: s.q3,
-                p95: s.p95,
-                mean: s.mean,
-            });
+            let q = Summary::of(&ok).map(|s| s.stats());
             let timed: Vec<&Timeline> = timelines.iter().filter(|t| t.complete()).collect();
             let mut phases_ns = BTreeMap::new();
             for (phase, _, _) in timeline::PHASES {
