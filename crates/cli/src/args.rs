@@ -72,7 +72,7 @@ pub struct SpeedArgs {
     /// kbps (1000s of bytes/s, as openssl speed), MBps, Gbps, cpb or ns.
     #[arg(long, value_name = "UNIT")]
     pub unit: Option<String>,
-    /// table, json, csv or md.
+    /// table, json, csv, md or html (the self-contained report page).
     #[arg(long, value_name = "FORMAT", default_value = "table")]
     pub format: String,
     /// Write a results directory here (results.jsonl, env.json, report.html).
@@ -146,7 +146,7 @@ pub struct TlsArgs {
     /// Run on 127.0.0.1 without namespaces or link emulation (no root needed).
     #[arg(long)]
     pub loopback: bool,
-    /// table, json or csv.
+    /// table, json, csv, md or html (the self-contained report page).
     #[arg(long, value_name = "FORMAT", default_value = "table")]
     pub format: String,
     /// Write a results directory here.
@@ -232,14 +232,7 @@ impl TlsArgs {
             Some(s) => Some(parse_num("--mtu", s, 576u32, 65_535)?),
             None => None,
         };
-        match self.format.as_str() {
-            "table" | "json" | "csv" => {}
-            f => {
-                return Err(Error::usage(format!(
-                    "unknown format '{f}'; valid: table, json, csv"
-                )))
-            }
-        }
+        ango_report::export::Format::parse(&self.format)?;
         if let Some(cc) = &self.cc {
             let avail =
                 std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
@@ -318,7 +311,7 @@ pub struct PkArgs {
     /// Longest time one point may take; it stops early, says so, and keeps what it measured.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub max_time: Option<String>,
-    /// table, json, csv or md.
+    /// table, json, csv, md or html (the self-contained report page).
     #[arg(long, value_name = "FORMAT", default_value = "table")]
     pub format: String,
     /// Write a results directory here (results.jsonl, pk-samples.jsonl, env.json, report.html).
@@ -371,7 +364,7 @@ impl PkArgs {
             Some(s) => parse_num("--max-time", s, 0.001f64, 86_400.0)?,
             None => pk::DEFAULT_MAX_SECONDS,
         };
-        ango_report::formats::Format::parse(&self.format)?;
+        ango_report::export::Format::parse(&self.format)?;
         Ok(pk::PkSpec {
             run_id: run_id.to_string(),
             algorithms,
@@ -416,6 +409,11 @@ pub struct VerifyArgs {
 pub struct ReportArgs {
     /// A results directory.
     pub dir: std::path::PathBuf,
+    /// html (rewrite the directory's report.html and findings.jsonl, and
+    /// print the page's path), or table, json, csv or md (print the
+    /// directory's records; nothing is written).
+    #[arg(long, value_name = "FORMAT", default_value = "html")]
+    pub format: String,
 }
 
 fn list(s: &str) -> impl Iterator<Item = &str> {
@@ -586,7 +584,7 @@ impl SpeedArgs {
         if let Some(c) = &self.cpu {
             parse_cpu(c)?;
         }
-        ango_report::formats::Format::parse(&self.format)?;
+        ango_report::export::Format::parse(&self.format)?;
         let time = match &self.time {
             Some(s) => parse_num("--time", s, 0.001f64, 3600.0)?,
             None if self.quick => 0.08,

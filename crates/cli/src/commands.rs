@@ -1,6 +1,8 @@
 //! One function per subcommand: wiring only.
 
-use crate::args::{Cli, Cmd, CompareArgs, FormatArgs, PkArgs, RunArgs, SpeedArgs, TlsArgs};
+use crate::args::{
+    Cli, Cmd, CompareArgs, FormatArgs, PkArgs, ReportArgs, RunArgs, SpeedArgs, TlsArgs,
+};
 use crate::sink::{ParentSink, EVENTS, PK_SAMPLES};
 use ango_core::results::{utc_now, ResultsDir, ENV, FINDINGS, REPORT, RESULTS};
 use ango_core::{
@@ -9,7 +11,8 @@ use ango_core::{
 };
 use ango_harness::CycleCounter;
 use ango_report::compare::{self, Selector};
-use ango_report::formats::{self, Format};
+use ango_report::export::{self, Format, Style};
+use ango_report::html::ReportData;
 use ango_report::Unit;
 use ango_study::speed::{self, SpeedSpec};
 use ango_study::Study;
@@ -26,7 +29,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Compare(a) => compare_cmd(&a),
         Cmd::List(a) => list(&a),
         Cmd::Env(a) => env_cmd(&a),
-        Cmd::Report(a) => report_cmd(&a.dir).map(|_| 0),
+        Cmd::Report(a) => report_cmd(&a).map(|_| 0),
         Cmd::Verify(a) => match &a.wycheproof {
             Some(p) => verify_wycheproof(p),
             None => verify(),
@@ -89,9 +92,6 @@ enum Mode {
     Speed,
     Latency,
 }
-
-/// Seed 001's Table 1 columns.
-const LATENCY_TABLE_SIZES: &[u64] = &[16, 64, 512, 1024, 2048, 4096];
 
 fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     let is_run = mode == Mode::Run;
@@ -212,54 +212,23 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             break;
         }
     }
-    let tls_records = sink.tls_records.clone();
-
+    let data = report_data(Some(env.clone()), &sink, interrupted);
     if let Some(d) = &sink.dir {
-        write_report(d, Some(env.clone()), &sink, &tls_records, interrupted)?;
+        write_presentation(d, &data)?;
     }
     sink.print_defects(format == Format::Table);
-    let shown: Vec<SpeedRecord> = if mode == Mode::Latency && format == Format::Table {
-        println!(
-            "Seed 001's Table 1 lengths; every length is in the JSON/CSV output and the report."
-        );
-        sink.records
-            .iter()
-            .filter(|r| LATENCY_TABLE_SIZES.contains(&r.size_bytes))
-            .cloned()
-            .collect()
-    } else {
-        sink.records.clone()
+    let style = Style {
+        unit: Some(unit),
+        cycle_label: cycle_label.into(),
+        cycle_note: (env.cycle_source == "tsc").then(|| env.cycle_source_note.clone()),
+        table_findings: mode != Mode::Speed,
+        variant_providers: variant_providers(),
     };
-    let out = formats::render(&shown, format, unit, cycle_label);
-    print!("{out}");
-    if format == Format::Table && !sink.records.is_empty() {
-        println!();
-        print!("{}", formats::cv_table(&shown));
-        if env.cycle_source == "tsc" {
-            println!("cycles: {}", env.cycle_source_note);
-        }
-        let f = if mode == Mode::Latency {
-            ango_report::findings::latency(&sink.records, &variant_providers())
-        } else {
-            ango_report::findings::speed(&sink.records)
-        };
-        if mode != Mode::Speed && !f.is_empty() {
-            println!("\nFindings:");
-            print!("{}", ango_report::findings::text(&f));
-        }
-    }
-    if !sink.pk_records.is_empty() {
-        println!();
-        print_pk(&sink.pk_records, format);
-    }
-    if !tls_records.is_empty() {
-        println!("\nTLS 1.3 handshake lab (seed 003 §4-3)");
-        print!("{}", ango_report::tls::text_tables(&tls_records));
-    }
+    print!("{}", export::render(&data, format, &style));
     if let Some(d) = &sink.dir {
         eprintln!(
             "ango: {} points in {}; report: {}",
-            sink.records.len() + sink.pk_records.len() + tls_records.len(),
+            sink.records.len() + sink.pk_records.len() + sink.tls_records.len(),
             d.path.join(RESULTS).display(),
             d.path.join(REPORT).display()
         );
@@ -267,13 +236,8 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     Ok(sink.finish(interrupted))
 }
 
-fn write_report(
-    d: &ResultsDir,
-    env: Option<EnvInfo>,
-    sink: &ParentSink,
-    tls: &[TlsRecord],
-    interrupted: bool,
-) -> Result<()> {
+/// What a run presents: its records, events and notes.
+fn report_data(env: Option<EnvInfo>, sink: &ParentSink, interrupted: bool) -> ReportData {
     let mut notes = Vec::new();
     if interrupted {
         notes.push(
@@ -281,19 +245,16 @@ fn write_report(
                 .to_string(),
         );
     }
-    write_presentation(
-        d,
-        &ango_report::html::ReportData {
-            env,
-            records: sink.records.clone(),
-            pk_records: sink.pk_records.clone(),
-            pk_samples: sink.pk_samples.clone(),
-            tls_records: tls.to_vec(),
-            events: sink.events.clone(),
-            notes,
-            variant_providers: variant_providers(),
-        },
-    )
+    ReportData {
+        env,
+        records: sink.records.clone(),
+        pk_records: sink.pk_records.clone(),
+        pk_samples: sink.pk_samples.clone(),
+        tls_records: sink.tls_records.clone(),
+        events: sink.events.clone(),
+        notes,
+        variant_providers: variant_providers(),
+    }
 }
 
 /// The providers of the catalog that have several named variants.
@@ -368,30 +329,6 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
     Ok(out)
 }
 
-fn print_pk(records: &[PkRecord], format: Format) {
-    print!("{}", ango_report::pk::render(records, format));
-    if format == Format::Table {
-        println!(
-            "\nMethod: every call timed on its own with the monotonic clock; n calls kept per \
-             point after dropping the first; statistics over those calls."
-        );
-        if records.iter().any(|r| r.timing == "operation") {
-            println!("{}", ango_report::pk::TIMING_NOTE);
-        }
-        if records.iter().any(|r| r.algorithm == "x25519") {
-            println!("Note: {}", ango_study::pk::X25519_NOTE);
-        }
-        if let Some(n) = records.iter().find_map(|r| r.message_bytes) {
-            println!("Note: {}.", ango_study::pk::message_note(n as usize));
-        }
-        let f = ango_report::pk::findings(records);
-        if !f.is_empty() {
-            println!("\nFindings (seed 003):");
-            print!("{}", ango_report::findings::text(&f));
-        }
-    }
-}
-
 /// Runs the TLS lab, writing each combination's record, handshake times
 /// and timelines the moment it is done; returns the records and whether
 /// Ctrl-C stopped it.
@@ -409,6 +346,7 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     let host = ango_harness::env::hostname();
     let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
     let spec = a.spec(&run_id)?;
+    let format = Format::parse(&a.format)?;
     // SAFETY: geteuid has no preconditions.
     if !spec.loopback && unsafe { libc::geteuid() } != 0 {
         return Err(Error::usage(
@@ -429,18 +367,12 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     let mut sink = ParentSink::new(dir, 0);
     clean_stale_labs();
     let interrupted = Study::run(&spec, &mut sink)?;
-    let records = sink.tls_records.clone();
+    let data = report_data(Some(env), &sink, interrupted);
     if let Some(d) = &sink.dir {
-        write_report(d, Some(env), &sink, &records, interrupted)?;
+        write_presentation(d, &data)?;
     }
-    match a.format.as_str() {
-        "json" => println!(
-            "{}",
-            serde_json::to_string_pretty(&records).expect("records serialise")
-        ),
-        "csv" => print!("{}", tls_csv(&records)),
-        _ => print!("{}", ango_report::tls::text_tables(&records)),
-    }
+    print!("{}", export::render(&data, format, &Style::default()));
+    let records = &data.tls_records;
     eprintln!(
         "ango: {} combinations in {:.1} s",
         records.len(),
@@ -458,49 +390,6 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     } else {
         0
     })
-}
-
-/// The TLS records as CSV: the handshake times, the flights and every
-/// phase median.
-fn tls_csv(records: &[TlsRecord]) -> String {
-    use std::fmt::Write;
-    let phases = ango_tls::timeline::PHASES.map(|(p, _, _)| p);
-    let mut out = String::from("group,server_sig,ca_sig,handshakes,failures,median_ns,q1_ns,q3_ns,p95_ns,mean_ns,client_sh_rcv_to_finished_send_ns,server_sh_send_to_finished_send_ns,server_flight_bytes,server_flight_segments,client_flight_segments,cert_chain_bytes,rtt_ns,link");
-    for p in phases {
-        let _ = write!(out, ",{p}_ns");
-    }
-    out.push('\n');
-    let f = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
-    for r in records {
-        let q = r.handshake_ns.as_ref();
-        let _ = write!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            r.group,
-            r.server_sig,
-            r.ca_sig,
-            r.handshakes,
-            r.failures,
-            f(q.map(|q| q.median)),
-            f(q.map(|q| q.q1)),
-            f(q.map(|q| q.q3)),
-            f(q.map(|q| q.p95)),
-            f(q.map(|q| q.mean)),
-            f(r.client_sh_rcv_to_finished_send_ns),
-            f(r.server_sh_send_to_finished_send_ns),
-            f(r.server_flight_bytes),
-            f(r.server_flight_segments),
-            f(r.client_flight_segments),
-            r.cert_chain_bytes,
-            f(r.rtt_ns),
-            r.link
-        );
-        for p in phases {
-            let _ = write!(out, ",{}", f(r.phases_ns.get(p).copied()));
-        }
-        out.push('\n');
-    }
-    out
 }
 
 fn pk_cmd(a: &PkArgs) -> Result<i32> {
@@ -562,11 +451,12 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
     let started = std::time::Instant::now();
     let mut sink = ParentSink::new(dir, plan.points());
     let outcome = ango_study::pk::run(&spec, &mut sink)?;
+    let data = report_data(Some(env), &sink, outcome.interrupted);
     if let Some(d) = &sink.dir {
-        write_report(d, Some(env), &sink, &[], outcome.interrupted)?;
+        write_presentation(d, &data)?;
     }
     sink.print_defects(format == Format::Table);
-    print_pk(&sink.pk_records, format);
+    print!("{}", export::render(&data, format, &Style::default()));
     eprintln!(
         "ango: {} public-key points in {:.1} s",
         sink.pk_records.len(),
@@ -583,8 +473,11 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
     Ok(sink.finish(outcome.interrupted))
 }
 
-fn report_cmd(path: &Path) -> Result<()> {
-    let d = ResultsDir::open(path)?;
+/// `ango report DIR`: the page and findings rebuilt from the directory's
+/// files (html), or its records printed in another format.
+fn report_cmd(a: &ReportArgs) -> Result<()> {
+    let format = Format::parse(&a.format)?;
+    let d = ResultsDir::open(&a.dir)?;
     let loaded = load_results(&d)?;
     let events = d.read_lines::<serde_json::Value>(EVENTS)?;
     let pk_samples = d.read_lines::<PkSamples>(PK_SAMPLES)?;
@@ -593,20 +486,30 @@ fn report_cmd(path: &Path) -> Result<()> {
     for n in &notes {
         eprintln!("note: {n}");
     }
-    write_presentation(
-        &d,
-        &ango_report::html::ReportData {
-            env,
-            records: loaded.speed,
-            pk_records: loaded.pk,
-            tls_records: loaded.tls,
-            pk_samples: pk_samples.items,
-            events: events.items,
-            notes,
+    let data = ReportData {
+        env,
+        records: loaded.speed,
+        pk_records: loaded.pk,
+        tls_records: loaded.tls,
+        pk_samples: pk_samples.items,
+        events: events.items,
+        notes,
+        variant_providers: variant_providers(),
+    };
+    if format == Format::Html {
+        write_presentation(&d, &data)?;
+        println!("{}", d.path.join(REPORT).display());
+    } else {
+        let style = Style {
+            cycle_label: match data.env.as_ref().map(|e| e.cycle_source.as_str()) {
+                Some("tsc") => "TSC cycles".into(),
+                _ => "cycles".into(),
+            },
             variant_providers: variant_providers(),
-        },
-    )?;
-    println!("{}", d.path.join(REPORT).display());
+            ..Style::default()
+        };
+        print!("{}", export::render(&data, format, &style));
+    }
     Ok(())
 }
 

@@ -990,3 +990,87 @@ fn v1_results_still_load() {
         "{out}"
     );
 }
+
+#[test]
+fn report_prints_a_directory_in_every_format() {
+    // One directory with speed and public-key records (two schema 1
+    // fixtures joined): every suite goes through its exporter.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("both");
+    copy_dir(&data.join("v1-speed-a"), &dir);
+    let pk = std::fs::read_to_string(data.join("v1-pk/results.jsonl")).unwrap();
+    let mut results = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    results.push_str(&pk);
+    std::fs::write(dir.join("results.jsonl"), &results).unwrap();
+    let lines = results.lines().count();
+    let run = |format: &str| {
+        let a = ango()
+            .args(["report", "--format", format])
+            .arg(&dir)
+            .assert()
+            .success();
+        String::from_utf8_lossy(&a.get_output().stdout).to_string()
+    };
+    // JSON: one array holding every record of both suites.
+    let v: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    let arr = v.as_array().unwrap();
+    assert_eq!(arr.len(), lines);
+    let suites: std::collections::BTreeSet<&str> =
+        arr.iter().map(|r| r["suite"].as_str().unwrap()).collect();
+    assert_eq!(suites.into_iter().collect::<Vec<_>>(), ["pk", "speed"]);
+    // Table and Markdown: each suite under its title.
+    let table = run("table");
+    assert!(table.contains("Speed study (seed 000)\n"), "{table}");
+    assert!(table.contains("Public-key study (seed 003"), "{table}");
+    assert!(table.contains("aes-128-gcm") && table.contains("ml-kem-768"));
+    let md = run("md");
+    assert!(md.contains("## Speed study (seed 000)") && md.contains("## Public-key study"));
+    // CSV: one block per suite, each with its header row and every record.
+    let csv = run("csv");
+    let blocks: Vec<&str> = csv.split("\n\n").collect();
+    assert_eq!(blocks.len(), 2, "{csv}");
+    assert!(blocks.iter().all(|b| b.starts_with("run_id,suite,")));
+    let rows: usize = blocks
+        .iter()
+        .map(|b| b.trim_end().lines().count() - 1)
+        .sum();
+    assert_eq!(rows, lines);
+    // Printing writes nothing; html (the default) writes the page.
+    assert!(!dir.join("report.html").exists());
+    assert!(run("html").trim_end().ends_with("report.html"));
+    assert!(dir.join("report.html").exists());
+    // A format it does not know: one line naming the valid ones, exit 2.
+    let a = ango()
+        .args(["report", "--format", "xml"])
+        .arg(&dir)
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("table, json, csv, md, html"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn speed_prints_the_report_page_as_html() {
+    let a = ango()
+        .args([
+            "speed",
+            "--algo",
+            "chacha20",
+            "--backend",
+            "ango",
+            "--sizes",
+            "64",
+            "--samples",
+            "3",
+            "--quick",
+            "--format",
+            "html",
+        ])
+        .assert()
+        .success();
+    let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(out.starts_with("<!DOCTYPE html>"), "{out}");
+    assert!(out.contains("<h2>Charts</h2>") && out.trim_end().ends_with("</html>"));
+}

@@ -369,3 +369,16 @@ pub struct TlsRecord {
     pub method: String,
     pub time: String,
 }
+
+/// Seed 003's definition of X25519 as a KEM, stated in every X25519 record.
+pub const X25519_NOTE: &str = "X25519 as a KEM, as seed 003 defines it: encaps = what a TLS \
+     client does (an ephemeral key pair and the shared secret with the peer's public key), \
+     decaps = the peer's shared-secret computation (the ciphertext is the ephemeral public key)";
+
+/// What the signed message is, stated in the output.
+pub fn message_note(bytes: usize) -> String {
+    format!(
+        "sign/verify use a message of {bytes} random bytes (new each run), passed whole to the \
+         scheme, which hashes it as its standard says (RSA-PSS and ECDSA: SHA-256)"
+    )
+}

@@ -419,15 +419,14 @@ pub fn defects_in_events(events: &[serde_json::Value]) -> Vec<Finding> {
 /// Every finding of a run, as `findings.jsonl` holds them: the known
 /// library defects first, then the speed, latency and public-key studies'.
 pub fn of_run(d: &crate::html::ReportData) -> Vec<Finding> {
-    let (lat, spd): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
-        .records
-        .iter()
-        .cloned()
-        .partition(|r| r.suite == "latency");
+    let style = crate::export::Style {
+        variant_providers: d.variant_providers.clone(),
+        ..crate::export::Style::default()
+    };
     let mut out = defects_in_events(&d.events);
-    out.extend(speed(&spd));
-    out.extend(latency(&lat, &d.variant_providers));
-    out.extend(crate::pk::findings(&d.pk_records));
+    for e in crate::export::suites(d) {
+        out.extend(e.findings(&style));
+    }
     out
 }
 

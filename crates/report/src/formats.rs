@@ -1,30 +1,10 @@
 //! Terminal table, JSON, CSV and Markdown exports of speed records.
 
 use crate::unit::Unit;
-use ango_core::{Algorithm, Error, Result, SpeedRecord};
+use ango_core::{Algorithm, SpeedRecord};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Json,
-    Csv,
-    Md,
-}
-
-impl Format {
-    pub fn parse(s: &str) -> Result<Format> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "table" => Ok(Format::Table),
-            "json" => Ok(Format::Json),
-            "csv" => Ok(Format::Csv),
-            "md" | "markdown" => Ok(Format::Md),
-            _ => Err(Error::usage(format!(
-                "unknown format '{s}'; valid: table, json, csv, md"
-            ))),
-        }
-    }
-}
+pub use crate::export::Format;
 
 /// The identity of a table row.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -279,13 +259,4 @@ pub fn markdown(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> Strin
         out.push('\n');
     }
     out
-}
-
-pub fn render(records: &[SpeedRecord], format: Format, unit: Unit, cycle_label: &str) -> String {
-    match format {
-        Format::Table => table(records, unit, cycle_label),
-        Format::Json => json(records),
-        Format::Csv => csv(records),
-        Format::Md => markdown(records, unit, cycle_label),
-    }
 }

@@ -384,7 +384,25 @@ const METHOD: &str = "<h2>How the numbers were taken</h2><ul>\
 <li>Against <code>openssl speed</code>: OpenSSL 3.5's <code>speed -evp</code> picks its per-message AEAD loop only for GCM, CCM, OCB and SIV modes (and that loop re-keys every message); ChaCha20-Poly1305 is a stream-cipher mode to it, so even with <code>-aead</code> it is timed as one endless stream of Update calls — no nonce, no Poly1305 one-time key, no AAD, no tag per message — the same kind of shortcut seed 000 §5.3.3 found for CCM. Expect ango's ChaCha20-Poly1305 to be lower than <code>openssl speed</code>'s by the per-message set-up (about a fifth at 8 KiB here), and its AES-GCM slightly higher (no re-keying).</li>\
 <li>This machine may be shared and noisy: compare ratios measured side by side in one run (<code>ango compare</code>), not absolute figures across runs.</li></ul>";
 
-fn latency_section(records: &[SpeedRecord], variant_providers: &[String]) -> String {
+/// The speed study's section: its findings, charts and tables.
+pub(crate) fn speed_section(records: &[SpeedRecord]) -> String {
+    let mut out = String::new();
+    let f = crate::findings::speed(records);
+    if !f.is_empty() {
+        out.push_str("<h2>Findings</h2>");
+        out.push_str(&crate::findings::html(&f));
+    }
+    if !records.is_empty() {
+        out.push_str("<h2>Charts</h2>");
+        out.push_str(&charts(records));
+        out.push_str("<h2>Tables</h2>");
+        out.push_str(&tables(records));
+    }
+    out
+}
+
+/// The latency study's section (seed 001).
+pub(crate) fn latency_section(records: &[SpeedRecord], variant_providers: &[String]) -> String {
     if records.is_empty() {
         return String::new();
     }
@@ -474,33 +492,23 @@ fn latency_section(records: &[SpeedRecord], variant_providers: &[String]) -> Str
     out
 }
 
-/// Render the whole page.
-pub fn render(d: &ReportData) -> String {
-    let variant_providers = d.variant_providers.clone();
-    let total = d.records.len();
-    let (latency, speed): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
-        .records
-        .iter()
-        .cloned()
-        .partition(|r| r.suite == "latency");
-    let pk = crate::pk::html_section(&d.pk_records, &d.pk_samples);
-    let tls = crate::tls::html_section(&d.tls_records);
-    let total = total + d.pk_records.len() + d.tls_records.len();
-    let tls_run_id = d.tls_records.first().map(|r| r.run_id.clone());
-    let d = &ReportData {
-        env: d.env.clone(),
-        records: speed,
-        events: d.events.clone(),
-        notes: d.notes.clone(),
-        ..ReportData::default()
+/// Render the whole page: the run, the known defects, then each suite's
+/// section through its exporter, the method, events and the machine.
+pub fn render(data: &ReportData) -> String {
+    let style = crate::export::Style {
+        variant_providers: data.variant_providers.clone(),
+        ..crate::export::Style::default()
     };
+    let d = data;
+    let total = d.records.len() + d.pk_records.len() + d.tls_records.len();
     let mut out = String::new();
     let run_id = d
         .records
-        .first()
+        .iter()
+        .find(|r| r.suite != "latency")
         .map(|r| r.run_id.clone())
         .or_else(|| d.env.as_ref().map(|e| e.run_id.clone()))
-        .or(tls_run_id)
+        .or_else(|| d.tls_records.first().map(|r| r.run_id.clone()))
         .unwrap_or_default();
     let _ = write!(
         out,
@@ -518,20 +526,9 @@ pub fn render(d: &ReportData) -> String {
         out.push_str("<h2 class=\"defects\">Known library defects: never timed</h2><p>These pairs failed verification in this run for reasons listed in <code>vectors/known-defects.toml</code>; each failing case id is given.</p>");
         out.push_str(&crate::findings::html(&defects));
     }
-    let f = crate::findings::speed(&d.records);
-    if !f.is_empty() {
-        out.push_str("<h2>Findings</h2>");
-        out.push_str(&crate::findings::html(&f));
+    for e in crate::export::suites(data) {
+        out.push_str(&e.html(&style));
     }
-    if !d.records.is_empty() {
-        out.push_str("<h2>Charts</h2>");
-        out.push_str(&charts(&d.records));
-        out.push_str("<h2>Tables</h2>");
-        out.push_str(&tables(&d.records));
-    }
-    out.push_str(&latency_section(&latency, &variant_providers));
-    out.push_str(&pk);
-    out.push_str(&tls);
     out.push_str(METHOD);
     out.push_str(&events_section(&d.events));
     if let Some(env) = &d.env {

@@ -2,7 +2,6 @@
 //! and robust CV in milliseconds, one table per operation), the full
 //! statistics, the sizes table, findings, and the distribution chart.
 
-use crate::formats::Format;
 use crate::svg::escape;
 use ango_core::{Finding, PkAlgorithm, PkRecord, PkSamples, Verdict};
 use std::collections::BTreeMap;
@@ -248,7 +247,7 @@ const CSV_FIELDS: &[&str] = &[
     "verify",
 ];
 
-fn csv(records: &[PkRecord]) -> String {
+pub fn csv(records: &[PkRecord]) -> String {
     let mut out = CSV_FIELDS.join(",");
     out.push_str(",sizes\n");
     for r in sorted(records) {
@@ -274,7 +273,7 @@ fn csv(records: &[PkRecord]) -> String {
     out
 }
 
-fn markdown(records: &[PkRecord]) -> String {
+pub fn markdown(records: &[PkRecord]) -> String {
     let mut out = String::from(
         "| algorithm | backend | op | n | mean µs | SD µs | Q1 µs | median µs | Q3 µs | p95 µs | p99 µs | max µs | robust CV |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
@@ -300,31 +299,20 @@ fn markdown(records: &[PkRecord]) -> String {
     out
 }
 
-/// Render in the formats of `ango speed`.
-pub fn render(records: &[PkRecord], format: Format) -> String {
-    match format {
-        Format::Table => {
-            let all = records;
-            let records = &shown(all);
-            let mut s = seed_tables(records);
-            s.push_str(&full_table(records));
-            s.push('\n');
-            s.push_str(&sizes_table(records));
-            let t = timing_table(all);
-            if !t.is_empty() {
-                s.push('\n');
-                s.push_str(&t);
-            }
-            s
-        }
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(records).expect("records serialise");
-            s.push('\n');
-            s
-        }
-        Format::Csv => csv(records),
-        Format::Md => markdown(&shown(records)),
+/// The terminal tables: seed 003's, every statistic, sizes, and operation
+/// against api-call timing.
+pub fn table(all: &[PkRecord]) -> String {
+    let records = &shown(all);
+    let mut s = seed_tables(records);
+    s.push_str(&full_table(records));
+    s.push('\n');
+    s.push_str(&sizes_table(records));
+    let t = timing_table(all);
+    if !t.is_empty() {
+        s.push('\n');
+        s.push_str(&t);
     }
+    s
 }
 
 fn find<'a>(records: &'a [PkRecord], algo: &str, op: &str, backend: &str) -> Option<&'a PkRecord> {

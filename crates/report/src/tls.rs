@@ -253,6 +253,32 @@ impl Table {
         out
     }
 
+    /// A `###` title and a Markdown table (labels left, numbers right).
+    fn md(&self) -> String {
+        let esc = |t: &str| t.replace('|', "\\|");
+        let mut out = format!("### {}\n\n|", self.title);
+        for h in &self.head {
+            let _ = write!(out, " {} |", esc(h));
+        }
+        out.push_str("\n|");
+        let first = self.rows.first();
+        for i in 0..self.head.len() {
+            let left = first
+                .and_then(|r| r.get(i))
+                .is_none_or(|c| c.class.is_empty());
+            out.push_str(if left { "---|" } else { "---:|" });
+        }
+        out.push('\n');
+        for row in &self.rows {
+            out.push('|');
+            for c in row {
+                let _ = write!(out, " {} |", esc(&c.text));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// An `<h3>` title and a table in the page's style.
     fn html(&self) -> String {
         let mut out = format!("<h3>{}</h3><table><tr>", escape(&self.title));
@@ -510,6 +536,81 @@ pub fn text_tables(records: &[TlsRecord]) -> String {
         for x in n {
             let _ = writeln!(out, "  - {x}");
         }
+    }
+    out
+}
+
+/// The tables of [`text_tables`] in Markdown, with the link and notes.
+pub fn markdown(records: &[TlsRecord]) -> String {
+    if records.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "## TLS 1.3 handshakes: {} combinations\n\n{}\n\n{MARKERS}\n",
+        records.len(),
+        link_summary(records)
+    );
+    for t in tables(records) {
+        out.push('\n');
+        out.push_str(&t.md());
+    }
+    let n = notes(records);
+    if !n.is_empty() {
+        out.push_str("\nNotes:\n\n");
+        for x in n {
+            let _ = writeln!(out, "- {x}");
+        }
+    }
+    out
+}
+
+/// The records as CSV: one row per combination with its handshake times,
+/// flights and every phase median.
+pub fn csv(records: &[TlsRecord]) -> String {
+    // Every phase once: the client view, then the server's own.
+    let phases: Vec<&str> = TLS_CLIENT_VIEW
+        .iter()
+        .chain(
+            TLS_SERVER_VIEW
+                .iter()
+                .filter(|k| !TLS_CLIENT_VIEW.contains(k)),
+        )
+        .copied()
+        .collect();
+    let mut out = String::from("group,server_sig,ca_sig,handshakes,failures,median_ns,q1_ns,q3_ns,p95_ns,mean_ns,client_sh_rcv_to_finished_send_ns,server_sh_send_to_finished_send_ns,server_flight_bytes,server_flight_segments,client_flight_segments,cert_chain_bytes,rtt_ns,link");
+    for p in &phases {
+        let _ = write!(out, ",{p}_ns");
+    }
+    out.push('\n');
+    let f = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    for r in records {
+        let q = r.handshake_ns.as_ref();
+        let _ = write!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.group,
+            r.server_sig,
+            r.ca_sig,
+            r.handshakes,
+            r.failures,
+            f(q.map(|q| q.median)),
+            f(q.map(|q| q.q1)),
+            f(q.map(|q| q.q3)),
+            f(q.map(|q| q.p95)),
+            f(q.map(|q| q.mean)),
+            f(r.client_sh_rcv_to_finished_send_ns),
+            f(r.server_sh_send_to_finished_send_ns),
+            f(r.server_flight_bytes),
+            f(r.server_flight_segments),
+            f(r.client_flight_segments),
+            r.cert_chain_bytes,
+            f(r.rtt_ns),
+            r.link
+        );
+        for p in &phases {
+            let _ = write!(out, ",{}", f(r.phases_ns.get(*p).copied()));
+        }
+        out.push('\n');
     }
     out
 }
@@ -1051,6 +1152,43 @@ mod tests {
         v[3].cut_short = true;
         v[4].server_cert_bytes = 4152;
         v
+    }
+
+    #[test]
+    fn csv_has_a_row_per_combination_and_every_phase() {
+        let rs = sample();
+        let csv = csv(&rs);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), rs.len() + 1);
+        let head: Vec<&str> = lines[0].split(',').collect();
+        // Every phase of both views once, after the fixed columns.
+        assert_eq!(head.len(), 18 + 18);
+        for k in TLS_CLIENT_VIEW.iter().chain(TLS_SERVER_VIEW.iter()) {
+            assert_eq!(head.iter().filter(|h| **h == format!("{k}_ns")).count(), 1);
+        }
+        for l in &lines[1..] {
+            assert_eq!(l.split(',').count(), head.len(), "{l}");
+        }
+        assert!(lines[1].starts_with("x25519,rsa-2048,rsa-2048,"));
+    }
+
+    #[test]
+    fn markdown_tables_have_aligned_rows() {
+        let md = markdown(&sample());
+        assert!(md.starts_with("## TLS 1.3 handshakes: 5 combinations"));
+        let mut tables = 0;
+        for block in md.split("\n\n").filter(|b| b.starts_with('|')) {
+            tables += 1;
+            let cols: Vec<usize> = block
+                .lines()
+                .map(|l| {
+                    l.matches(" |").count() + l.matches("-|").count() + l.matches(":|").count()
+                })
+                .collect();
+            assert!(cols.windows(2).all(|w| w[0] == w[1]), "{block}");
+        }
+        assert!(tables >= 3, "{md}");
+        assert!(markdown(&[]).is_empty());
     }
 
     /// Every `<svg>` is closed and the tags inside it are balanced.

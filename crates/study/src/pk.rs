@@ -26,18 +26,7 @@ pub const DEFAULT_MESSAGE_BYTES: usize = 32;
 /// Longest time one point may take before it stops early (and says so).
 pub const DEFAULT_MAX_SECONDS: f64 = 60.0;
 
-/// Seed 003's definition of X25519 as a KEM, stated in every X25519 record.
-pub const X25519_NOTE: &str = "X25519 as a KEM, as seed 003 defines it: encaps = what a TLS \
-     client does (an ephemeral key pair and the shared secret with the peer's public key), \
-     decaps = the peer's shared-secret computation (the ciphertext is the ephemeral public key)";
-
-/// What the signed message is, stated in the output.
-pub fn message_note(bytes: usize) -> String {
-    format!(
-        "sign/verify use a message of {bytes} random bytes (new each run), passed whole to the \
-         scheme, which hashes it as its standard says (RSA-PSS and ECDSA: SHA-256)"
-    )
-}
+pub use ango_core::record::{message_note, X25519_NOTE};
 
 #[derive(Clone, Debug)]
 pub struct PkSpec {

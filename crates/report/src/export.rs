@@ -1,0 +1,375 @@
+//! One exporter interface for every suite: each suite (speed, latency,
+//! public-key, TLS) presents its records as a terminal table, JSON, CSV,
+//! Markdown, its section of the HTML report, and its findings. The
+//! commands print through [`render`], the report page and `findings.jsonl`
+//! iterate [`suites`]; a new suite adds one [`Exporter`] and nothing else.
+
+use crate::html::ReportData;
+use crate::unit::Unit;
+use ango_core::{Error, Finding, PkRecord, PkSamples, Result, SpeedRecord, TlsRecord};
+
+/// An output format of the commands that print records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+    Md,
+    /// The self-contained HTML page (the report).
+    Html,
+}
+
+impl Format {
+    pub const NAMES: &'static str = "table, json, csv, md, html";
+
+    pub fn parse(s: &str) -> Result<Format> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "table" => Ok(Format::Table),
+            "json" => Ok(Format::Json),
+            "csv" => Ok(Format::Csv),
+            "md" | "markdown" => Ok(Format::Md),
+            "html" => Ok(Format::Html),
+            _ => Err(Error::usage(format!(
+                "unknown format '{s}'; valid: {}",
+                Format::NAMES
+            ))),
+        }
+    }
+}
+
+/// How records are shown: the unit of the speed tables, the name of the
+/// cycle source, whether terminal tables end with their findings, and the
+/// providers whose points are labelled by variant.
+#[derive(Clone, Debug)]
+pub struct Style {
+    /// The unit of the speed and latency tables; each suite's own default
+    /// (kbps for speed, ns for latency) when `None`.
+    pub unit: Option<Unit>,
+    pub cycle_label: String,
+    /// A line under the speed tables about the cycle source (TSC ticks).
+    pub cycle_note: Option<String>,
+    pub table_findings: bool,
+    pub variant_providers: Vec<String>,
+}
+
+impl Default for Style {
+    fn default() -> Style {
+        Style {
+            unit: None,
+            cycle_label: "cycles".into(),
+            cycle_note: None,
+            table_findings: true,
+            variant_providers: Vec::new(),
+        }
+    }
+}
+
+/// One suite's presentation of its records.
+pub trait Exporter {
+    /// The suite's name, as records spell it (`speed`, `latency`, `pk`, `tls`).
+    fn suite(&self) -> &'static str;
+    /// The heading of its part of a several-suite output.
+    fn title(&self) -> &'static str;
+    fn is_empty(&self) -> bool;
+    /// The terminal table (with method notes and, when the style asks,
+    /// findings).
+    fn table(&self, style: &Style) -> String;
+    /// Every record as a JSON value (one array element each).
+    fn values(&self) -> Vec<serde_json::Value>;
+    fn csv(&self) -> String;
+    fn md(&self, style: &Style) -> String;
+    /// Its section of the HTML report.
+    fn html(&self, style: &Style) -> String;
+    /// The seeds' claims checked against these records.
+    fn findings(&self, style: &Style) -> Vec<Finding>;
+
+    /// A JSON array of the records.
+    fn json(&self) -> String {
+        json_array(&self.values())
+    }
+}
+
+fn json_array(v: &[serde_json::Value]) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("records serialise");
+    s.push('\n');
+    s
+}
+
+fn values<T: serde::Serialize>(records: &[T]) -> Vec<serde_json::Value> {
+    records
+        .iter()
+        .map(|r| serde_json::to_value(r).expect("a record serialises"))
+        .collect()
+}
+
+/// The speed study (seed 000): throughput tables by message size.
+pub struct Speed(pub Vec<SpeedRecord>);
+
+/// The speed table, its robust-CV table, the cycle note and (by style)
+/// findings: shared by the speed and latency exporters.
+fn speed_table(shown: &[SpeedRecord], findings: &[Finding], unit: Unit, style: &Style) -> String {
+    let mut out = crate::formats::table(shown, unit, &style.cycle_label);
+    if !shown.is_empty() {
+        out.push('\n');
+        out.push_str(&crate::formats::cv_table(shown));
+        if let Some(n) = &style.cycle_note {
+            out.push_str(&format!("cycles: {n}\n"));
+        }
+        if style.table_findings && !findings.is_empty() {
+            out.push_str("\nFindings:\n");
+            out.push_str(&crate::findings::text(findings));
+        }
+    }
+    out
+}
+
+impl Exporter for Speed {
+    fn suite(&self) -> &'static str {
+        "speed"
+    }
+    fn title(&self) -> &'static str {
+        "Speed study (seed 000)"
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn table(&self, style: &Style) -> String {
+        speed_table(
+            &self.0,
+            &self.findings(style),
+            style.unit.unwrap_or(Unit::Kbps),
+            style,
+        )
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(&self.0)
+    }
+    fn csv(&self) -> String {
+        crate::formats::csv(&self.0)
+    }
+    fn md(&self, style: &Style) -> String {
+        crate::formats::markdown(
+            &self.0,
+            style.unit.unwrap_or(Unit::Kbps),
+            &style.cycle_label,
+        )
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::html::speed_section(&self.0)
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        crate::findings::speed(&self.0)
+    }
+}
+
+/// The latency study (seed 001): time per message at each length.
+pub struct Latency(pub Vec<SpeedRecord>);
+
+/// The lengths of seed 001's Table 1, the columns of the latency table.
+pub const LATENCY_TABLE_SIZES: &[u64] = &[16, 64, 512, 1024, 2048, 4096];
+
+impl Exporter for Latency {
+    fn suite(&self) -> &'static str {
+        "latency"
+    }
+    fn title(&self) -> &'static str {
+        "Latency study (seed 001)"
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn table(&self, style: &Style) -> String {
+        let shown: Vec<SpeedRecord> = self
+            .0
+            .iter()
+            .filter(|r| LATENCY_TABLE_SIZES.contains(&r.size_bytes))
+            .cloned()
+            .collect();
+        let mut out = String::from(
+            "Seed 001's Table 1 lengths; every length is in the JSON/CSV output and the report.\n",
+        );
+        out.push_str(&speed_table(
+            &shown,
+            &self.findings(style),
+            style.unit.unwrap_or(Unit::Ns),
+            style,
+        ));
+        out
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(&self.0)
+    }
+    fn csv(&self) -> String {
+        crate::formats::csv(&self.0)
+    }
+    fn md(&self, style: &Style) -> String {
+        crate::formats::markdown(&self.0, style.unit.unwrap_or(Unit::Ns), &style.cycle_label)
+    }
+    fn html(&self, style: &Style) -> String {
+        crate::html::latency_section(&self.0, &style.variant_providers)
+    }
+    fn findings(&self, style: &Style) -> Vec<Finding> {
+        crate::findings::latency(&self.0, &style.variant_providers)
+    }
+}
+
+/// The public-key study (seed 003 §4-1, §4-2).
+pub struct Pk<'a> {
+    pub records: &'a [PkRecord],
+    pub samples: &'a [PkSamples],
+}
+
+impl Exporter for Pk<'_> {
+    fn suite(&self) -> &'static str {
+        "pk"
+    }
+    fn title(&self) -> &'static str {
+        "Public-key study (seed 003 §4-1, §4-2)"
+    }
+    fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+    fn table(&self, style: &Style) -> String {
+        let records = self.records;
+        let mut out = crate::pk::table(records);
+        out.push_str(
+            "\nMethod: every call timed on its own with the monotonic clock; n calls kept per \
+             point after dropping the first; statistics over those calls.\n",
+        );
+        if records.iter().any(|r| r.timing == "operation") {
+            out.push_str(crate::pk::TIMING_NOTE);
+            out.push('\n');
+        }
+        if records.iter().any(|r| r.algorithm == "x25519") {
+            out.push_str(&format!("Note: {}\n", ango_core::record::X25519_NOTE));
+        }
+        if let Some(n) = records.iter().find_map(|r| r.message_bytes) {
+            out.push_str(&format!(
+                "Note: {}.\n",
+                ango_core::record::message_note(n as usize)
+            ));
+        }
+        let f = self.findings(style);
+        if style.table_findings && !f.is_empty() {
+            out.push_str("\nFindings (seed 003):\n");
+            out.push_str(&crate::findings::text(&f));
+        }
+        out
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(self.records)
+    }
+    fn csv(&self) -> String {
+        crate::pk::csv(self.records)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::pk::markdown(&crate::pk::shown(self.records))
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::pk::html_section(self.records, self.samples)
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        crate::pk::findings(self.records)
+    }
+}
+
+/// The TLS 1.3 handshake lab (seed 003 §4-3).
+pub struct Tls<'a>(pub &'a [TlsRecord]);
+
+impl Exporter for Tls<'_> {
+    fn suite(&self) -> &'static str {
+        "tls"
+    }
+    fn title(&self) -> &'static str {
+        "TLS 1.3 handshake lab (seed 003 §4-3)"
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn table(&self, _style: &Style) -> String {
+        crate::tls::text_tables(self.0)
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(self.0)
+    }
+    fn csv(&self) -> String {
+        crate::tls::csv(self.0)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::tls::markdown(self.0)
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::tls::html_section(self.0)
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        Vec::new()
+    }
+}
+
+/// The exporters of a run's data, in the report's order: speed, latency,
+/// public-key, TLS (speed and latency records share `records`, told apart
+/// by `suite`).
+pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
+    let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
+        .records
+        .iter()
+        .cloned()
+        .partition(|r| r.suite != "latency");
+    vec![
+        Box::new(Speed(speed)),
+        Box::new(Latency(latency)),
+        Box::new(Pk {
+            records: &d.pk_records,
+            samples: &d.pk_samples,
+        }),
+        Box::new(Tls(&d.tls_records)),
+    ]
+}
+
+/// A run's data in `format`: the HTML page, one JSON array of every
+/// record, or each suite that has records in turn (under its title when
+/// there are several). Nothing measured prints the speed suite's empty
+/// form ("no points measured", `[]`, the CSV header).
+pub fn render(d: &ReportData, format: Format, style: &Style) -> String {
+    if format == Format::Html {
+        return crate::html::render(d);
+    }
+    let all = suites(d);
+    let shown: Vec<&dyn Exporter> = match all.iter().filter(|e| !e.is_empty()).count() {
+        0 => vec![all[0].as_ref()],
+        _ => all
+            .iter()
+            .filter(|e| !e.is_empty())
+            .map(|e| e.as_ref())
+            .collect(),
+    };
+    if format == Format::Json {
+        let v: Vec<serde_json::Value> = shown.iter().flat_map(|e| e.values()).collect();
+        return json_array(&v);
+    }
+    let several = shown.len() > 1;
+    let mut out = String::new();
+    for (i, e) in shown.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match format {
+            Format::Table => {
+                if several {
+                    out.push_str(&format!("{}\n", e.title()));
+                }
+                out.push_str(&e.table(style));
+            }
+            Format::Md => {
+                if several {
+                    out.push_str(&format!("## {}\n\n", e.title()));
+                }
+                out.push_str(&e.md(style));
+            }
+            // Each suite's CSV has its own header row; blocks are separated
+            // by one empty line.
+            _ => out.push_str(&e.csv()),
+        }
+    }
+    out
+}
