@@ -80,7 +80,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
     let Some(&big) = q.sizes().last() else {
         return out;
     };
-    let op = "encrypt";
+    let op = ango_core::Operation::Encrypt.name();
     let new = |section: &str, claim: String| Finding::new("speed", "000", section, claim);
     for b in q.backends() {
         let first = out.len();
@@ -308,7 +308,7 @@ pub fn latency(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<Fin
         let mut by: BTreeMap<String, BTreeMap<u64, f64>> = BTreeMap::new();
         for r in records
             .iter()
-            .filter(|r| r.algorithm == algo && r.operation == "encrypt")
+            .filter(|r| r.algorithm == algo && r.operation == ango_core::Operation::Encrypt.name())
         {
             let label = if variant_providers.contains(&r.backend) {
                 r.implementation.clone()

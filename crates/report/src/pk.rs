@@ -325,13 +325,18 @@ fn find<'a>(records: &'a [PkRecord], algo: &str, op: &str, backend: &str) -> Opt
 /// the `operation` timing when it was measured.
 pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
     use crate::findings::above;
+    use ango_core::{PkAlgorithm as A, PkOp as O, Timing};
     use ango_harness::stats::ratio_interval;
+    let family = |r: &PkRecord| A::parse(&r.algorithm).ok().map(A::family);
     let records = &shown(all);
     let t = |r: &PkRecord| (r.stats.median, r.stats.ci95_low, r.stats.ci95_high);
     // The same ratio with api-call timing, when it was measured too.
     let api = |algo: &str, op: &str, b: &str| {
         all.iter().find(|r| {
-            r.timing == "api-call" && r.algorithm == algo && r.operation == op && r.backend == b
+            r.timing == Timing::ApiCall.name()
+                && r.algorithm == algo
+                && r.operation == op
+                && r.backend == b
         })
     };
     let mut out = Vec::new();
@@ -340,17 +345,18 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
     backends.dedup();
     for b in backends {
         let first = out.len();
-        for op in ["keygen", "encaps"] {
-            let Some(x) = find(records, "x25519", op, b) else {
+        for op in [O::Keygen.name(), O::Encaps.name()] {
+            let Some(x) = find(records, A::X25519.name(), op, b) else {
                 continue;
             };
-            for m in ["ml-kem-512", "ml-kem-768", "ml-kem-1024"]
+            for m in A::ALL
                 .iter()
-                .filter_map(|k| find(records, k, op, b))
+                .filter(|a| a.family() == A::MlKem768.family())
+                .filter_map(|k| find(records, k.name(), op, b))
             {
                 let r = ratio_interval(t(x), t(m));
-                let other = match (api("x25519", op, b), api(&m.algorithm, op, b)) {
-                    (Some(xa), Some(ma)) if x.timing == "operation" => {
+                let other = match (api(A::X25519.name(), op, b), api(&m.algorithm, op, b)) {
+                    (Some(xa), Some(ma)) if x.timing == Timing::Operation.name() => {
                         let ra = ratio_interval(t(xa), t(ma));
                         format!(
                             " With api-call timing the ratio is {:.2} ({:.2}–{:.2}){}.",
@@ -371,14 +377,19 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                         "pk",
                         "003",
                         "§4-1",
-                        format!("{} {op} is faster than X25519's", m.algorithm),
+                        format!(
+                            "{} {op} is faster than {}'s",
+                            m.algorithm,
+                            A::X25519.label()
+                        ),
                     )
                     .value(r.0, "×")
                     .interval(r.1, r.2)
                     .verdict(above(r, 1.0))
                     .explain(format!(
-                        "{b}, timing {}: X25519's median ÷ {}'s = {} ÷ {}.{other}",
+                        "{b}, timing {}: {}'s median ÷ {}'s = {} ÷ {}.{other}",
                         m.timing,
+                        A::X25519.label(),
                         m.algorithm,
                         fmt_ns(x.stats.median),
                         fmt_ns(m.stats.median)
@@ -387,11 +398,15 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
             }
         }
         let cv = |a: &str, op: &str| find(records, a, op, b).map(|r| r.stats.robust_cv);
-        if let (Some(r2), Some(r3)) = (cv("rsa-2048", "keygen"), cv("rsa-3072", "keygen")) {
+        let keygen = O::Keygen.name();
+        if let (Some(r2), Some(r3)) = (cv(A::Rsa2048.name(), keygen), cv(A::Rsa3072.name(), keygen))
+        {
             let others: Vec<f64> = records
                 .iter()
                 .filter(|r| {
-                    r.backend == b && r.operation == "keygen" && !r.algorithm.starts_with("rsa-")
+                    r.backend == b
+                        && r.operation == keygen
+                        && family(r) != Some(A::Rsa2048.family())
                 })
                 .map(|r| r.stats.robust_cv)
                 .collect();
@@ -411,14 +426,16 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                         Verdict::DoesNotHold
                     })
                     .explain(format!(
-                        "{b}: robust CV {r2:.2} (RSA-2048) and {r3:.2} (RSA-3072); the largest of the other algorithms' key generation is {max_other:.2}."
+                        "{b}: robust CV {r2:.2} ({}) and {r3:.2} ({}); the largest of the other algorithms' key generation is {max_other:.2}.",
+                        A::Rsa2048.label(),
+                        A::Rsa3072.label()
                     )),
                 );
             }
         }
         if let (Some(s), Some(v)) = (
-            find(records, "ml-dsa-44", "sign", b),
-            find(records, "ml-dsa-44", "verify", b),
+            find(records, A::MlDsa44.name(), O::Sign.name(), b),
+            find(records, A::MlDsa44.name(), O::Verify.name(), b),
         ) {
             let tail = |r: &PkRecord| r.stats.p99 / r.stats.median;
             let heavier = tail(s) > tail(v) && s.stats.robust_cv > v.stats.robust_cv;
