@@ -8,6 +8,8 @@ pub mod openssl;
 pub mod pk;
 #[cfg(feature = "prims")]
 pub mod prims;
+#[cfg(feature = "ring")]
+pub mod ring;
 #[cfg(feature = "rustcrypto")]
 pub mod rustcrypto;
 
@@ -21,6 +23,8 @@ pub const PROVIDERS: &[&Provider] = &[
     &pk::oqs::PROVIDER,
     #[cfg(feature = "rustcrypto")]
     &rustcrypto::PROVIDER,
+    #[cfg(feature = "ring")]
+    &ring::PROVIDER,
     #[cfg(feature = "prims")]
     &prims::PROVIDER,
 ];
@@ -33,6 +37,8 @@ const NOT_BUILT: &[(&str, &str)] = &[
     ("liboqs", "built without the `pk-oqs` feature"),
     #[cfg(not(feature = "rustcrypto"))]
     ("rustcrypto", "built without the `rustcrypto` feature"),
+    #[cfg(not(feature = "ring"))]
+    ("ring", "built without the `ring` feature"),
     #[cfg(not(feature = "prims"))]
     ("ango", "built without the `prims` feature"),
 ];
