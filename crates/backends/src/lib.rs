@@ -3,6 +3,8 @@
 //! a cargo feature. [`catalog`] holds every provider built into this
 //! binary; adding a library is one module and one line in [`PROVIDERS`].
 
+#[cfg(feature = "aws-lc")]
+pub mod aws_lc;
 #[cfg(feature = "openssl")]
 pub mod openssl;
 pub mod pk;
@@ -25,6 +27,8 @@ pub const PROVIDERS: &[&Provider] = &[
     &rustcrypto::PROVIDER,
     #[cfg(feature = "ring")]
     &ring::PROVIDER,
+    #[cfg(feature = "aws-lc")]
+    &aws_lc::PROVIDER,
     #[cfg(feature = "prims")]
     &prims::PROVIDER,
 ];
@@ -37,6 +41,8 @@ const NOT_BUILT: &[(&str, &str)] = &[
     ("liboqs", "built without the `pk-oqs` feature"),
     #[cfg(not(feature = "rustcrypto"))]
     ("rustcrypto", "built without the `rustcrypto` feature"),
+    #[cfg(not(feature = "aws-lc"))]
+    ("aws-lc", "built without the `aws-lc` feature"),
     #[cfg(not(feature = "ring"))]
     ("ring", "built without the `ring` feature"),
     #[cfg(not(feature = "prims"))]
