@@ -41,7 +41,8 @@ struct RingAead(LessSafeKey);
 
 impl Aead for RingAead {
     fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        let n = Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce must be 12 bytes"))?;
+        let n =
+            Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce must be 12 bytes"))?;
         if tag.len() != 16 {
             return Err(err("ring's tags are 16 bytes"));
         }
@@ -61,7 +62,8 @@ impl Aead for RingAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        let n = Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce must be 12 bytes"))?;
+        let n =
+            Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce must be 12 bytes"))?;
         let t = Tag::try_from(tag).map_err(|_| Error::AuthFailed)?;
         // In place: the copy is what a caller holding the ciphertext pays.
         out.copy_from_slice(ct);
@@ -149,7 +151,11 @@ impl Backend for Ring {
     fn implementation(&self, algo: Algorithm, _hw: Hw) -> String {
         match algo {
             Algorithm::Aes128Gcm | Algorithm::Aes256Gcm => {
-                format!("{VERSION} LessSafeKey {} ({})", algo_label(algo), gcm_path())
+                format!(
+                    "{VERSION} LessSafeKey {} ({})",
+                    algo_label(algo),
+                    gcm_path()
+                )
             }
             Algorithm::ChaCha20Poly1305 => format!(
                 "{VERSION} LessSafeKey CHACHA20_POLY1305 ({})",
@@ -256,9 +262,11 @@ impl ango_core::Signer for P256Signer {
 
     fn verify(&mut self, msg: &[u8], s: &[u8]) -> Result<bool> {
         let point = self.peer.as_ref().ok_or_else(no_peer)?;
-        Ok(sig::UnparsedPublicKey::new(&sig::ECDSA_P256_SHA256_ASN1, point)
-            .verify(msg, s)
-            .is_ok())
+        Ok(
+            sig::UnparsedPublicKey::new(&sig::ECDSA_P256_SHA256_ASN1, point)
+                .verify(msg, s)
+                .is_ok(),
+        )
     }
 
     fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
@@ -404,6 +412,8 @@ fn provider_version() -> String {
 
 fn provider_entries() -> Vec<Entry> {
     let mut v = ango_core::catalog::entries_of_backend(&PROVIDER, &Ring);
-    v.extend(ango_core::catalog::entries_of_pk_backend(&PROVIDER, &RingPk));
+    v.extend(ango_core::catalog::entries_of_pk_backend(
+        &PROVIDER, &RingPk,
+    ));
     v
 }

@@ -652,7 +652,7 @@ fn known_defects_of(b: &dyn ango_core::PkBackend, a: ango_core::PkAlgorithm) -> 
     let v = b.version();
     if !ango_verify::defects::builtin()
         .iter()
-        .any(|d| d.applies(b.name(), &v, a.name()))
+        .any(|d| d.applies(&b.label(), &v, a.name()))
     {
         return None;
     }
@@ -864,13 +864,13 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
             println!(
                 "{:<20} {:<11} {:>6} {:>6} {:>10} {:>12}",
                 a.name(),
-                b.name(),
+                b.0.label(),
                 c.passed,
                 c.failures.len(),
                 c.acceptable,
                 c.unsupported
             );
-            report_explained(&e, b.name(), a.name(), &mut known);
+            report_explained(&e, &b.0.label(), a.name(), &mut known);
         }
     }
     print_verdict(failed, &known)
@@ -947,11 +947,7 @@ fn verify_pk(known: &mut Known) -> usize {
         let mut avail: Vec<EntryBackend> = Vec::new();
         for entry in ango_backends::catalog().of(AlgorithmId::Pk(a)) {
             if let Err(why) = &entry.available {
-                println!(
-                    "{:<24} {:<11} unavailable: {why}",
-                    a.name(),
-                    entry.provider.name
-                );
+                println!("{:<24} {:<11} unavailable: {why}", a.name(), entry.label());
                 continue;
             }
             avail.push(EntryBackend(entry));
@@ -969,7 +965,7 @@ fn verify_pk(known: &mut Known) -> usize {
             println!(
                 "{:<24} {:<11} {status} {}/{} checks{}",
                 a.name(),
-                b.name(),
+                b.0.label(),
                 checked.passed,
                 checked.passed + checked.failures.len(),
                 if checked.summary.is_empty() {
@@ -978,7 +974,7 @@ fn verify_pk(known: &mut Known) -> usize {
                     format!("; Wycheproof {}", checked.summary.join(", "))
                 }
             );
-            report_explained(&e, b.name(), a.name(), known);
+            report_explained(&e, &b.0.label(), a.name(), known);
         }
         if avail.len() >= 2 {
             let refs: Vec<&dyn ango_core::PkBackend> = avail

@@ -357,6 +357,9 @@ impl crate::pk::PkBackend for EntryBackend<'_> {
     fn implementation(&self, _algo: PkAlgorithm) -> String {
         self.0.implementation.clone()
     }
+    fn label(&self) -> String {
+        self.0.label()
+    }
     fn kem(&self, _algo: PkAlgorithm) -> Result<Box<dyn Kem>> {
         self.0.kem()
     }

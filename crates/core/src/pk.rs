@@ -442,6 +442,11 @@ pub trait PkBackend: Sync {
     fn implementation(&self, algo: PkAlgorithm) -> String;
     /// A KEM instance (KEM algorithms only).
     fn kem(&self, algo: PkAlgorithm) -> Result<Box<dyn Kem>>;
+    /// How checks and findings name it: the provider, with the variant for
+    /// a provider that has several (`pqclean[avx2]`).
+    fn label(&self) -> String {
+        self.name().to_string()
+    }
     /// A signature instance (signature algorithms only).
     fn signer(&self, algo: PkAlgorithm) -> Result<Box<dyn Signer>>;
 }

@@ -175,6 +175,10 @@ pub struct PkRecord {
     #[serde(default = "timing_api_call")]
     pub timing: String,
     pub backend: String,
+    /// The provider's variant when it has several of this algorithm
+    /// (libcrux: `portable`, `avx2`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub implementation: String,
     /// Calls timed and kept (after dropping the first `dropped`).
     pub iterations: u64,
@@ -213,10 +217,37 @@ pub struct PkSamples {
     #[serde(default = "timing_api_call")]
     pub timing: String,
     pub backend: String,
+    /// As the record's `variant`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// Nanoseconds per call, in the order measured.
     pub sample_ns: Vec<f64>,
     /// Cycles per call (same order), when a cycle source was available.
     pub sample_cycles: Option<Vec<u64>>,
+}
+
+/// How tables, charts and findings name a point's implementation: the
+/// backend, with the variant for a provider that has several
+/// (`libcrux[avx2]`).
+pub fn who(backend: &str, variant: Option<&str>) -> String {
+    match variant {
+        Some(v) => format!("{backend}[{v}]"),
+        None => backend.to_string(),
+    }
+}
+
+impl PkRecord {
+    /// See [`who`].
+    pub fn who(&self) -> String {
+        who(&self.backend, self.variant.as_deref())
+    }
+}
+
+impl PkSamples {
+    /// See [`who`].
+    pub fn who(&self) -> String {
+        who(&self.backend, self.variant.as_deref())
+    }
 }
 
 /// Seed 003's stacked-bar legend, client view (figure 19: 1 → A → B → 2 →

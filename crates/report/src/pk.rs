@@ -27,7 +27,7 @@ fn order(r: &PkRecord) -> (usize, String, usize) {
         .iter()
         .position(|o| *o == r.operation)
         .unwrap_or(9);
-    (a, r.backend.clone(), op)
+    (a, r.who(), op)
 }
 
 /// The records tables show: those timed `operation` when there are any
@@ -65,7 +65,7 @@ pub fn timing_table(records: &[PkRecord]) -> String {
             x.timing == "api-call"
                 && x.algorithm == r.algorithm
                 && x.operation == r.operation
-                && x.backend == r.backend
+                && x.who() == r.who()
         }) else {
             continue;
         };
@@ -99,7 +99,7 @@ fn label(r: &PkRecord) -> String {
     let l = PkAlgorithm::parse(&r.algorithm)
         .map(|a| a.label().to_string())
         .unwrap_or_else(|_| r.algorithm.clone());
-    format!("{l} [{}]", r.backend)
+    format!("{l} [{}]", r.who())
 }
 
 const SEED_OPS: &[(&str, &str, &str)] = &[
@@ -226,6 +226,7 @@ const CSV_FIELDS: &[&str] = &[
     "operation",
     "timing",
     "backend",
+    "variant",
     "implementation",
     "iterations",
     "dropped",
@@ -282,7 +283,7 @@ pub fn markdown(records: &[PkRecord]) -> String {
             out,
             "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.4} |",
             r.algorithm,
-            r.backend,
+            r.who(),
             r.operation,
             r.iterations,
             r.stats.mean / 1e3,
@@ -318,7 +319,7 @@ pub fn table(all: &[PkRecord]) -> String {
 fn find<'a>(records: &'a [PkRecord], algo: &str, op: &str, backend: &str) -> Option<&'a PkRecord> {
     records
         .iter()
-        .find(|r| r.algorithm == algo && r.operation == op && r.backend == backend)
+        .find(|r| r.algorithm == algo && r.operation == op && r.who() == backend)
 }
 
 /// Seed 003's findings, checked against these records (per backend), on
@@ -336,14 +337,15 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
             r.timing == Timing::ApiCall.name()
                 && r.algorithm == algo
                 && r.operation == op
-                && r.backend == b
+                && r.who() == b
         })
     };
     let mut out = Vec::new();
-    let mut backends: Vec<&str> = records.iter().map(|r| r.backend.as_str()).collect();
+    let mut backends: Vec<String> = records.iter().map(|r| r.who()).collect();
     backends.sort();
     backends.dedup();
-    for b in backends {
+    for b in &backends {
+        let b = b.as_str();
         let first = out.len();
         for op in [O::Keygen.name(), O::Encaps.name()] {
             let Some(x) = find(records, A::X25519.name(), op, b) else {
@@ -404,9 +406,7 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
             let others: Vec<f64> = records
                 .iter()
                 .filter(|r| {
-                    r.backend == b
-                        && r.operation == keygen
-                        && family(r) != Some(A::Rsa2048.family())
+                    r.who() == b && r.operation == keygen && family(r) != Some(A::Rsa2048.family())
                 })
                 .map(|r| r.stats.robust_cv)
                 .collect();
@@ -508,7 +508,7 @@ pub fn html_section(all: &[PkRecord], samples: &[PkSamples]) -> String {
                             && s.algorithm == r.algorithm
                             && s.operation == r.operation
                             && s.timing == r.timing
-                            && s.backend == r.backend
+                            && s.who() == r.who()
                     })
                     .map(|s| (r, s))
             })
@@ -657,6 +657,7 @@ mod tests {
             },
             operation: op.into(),
             backend: "openssl".into(),
+            variant: None,
             implementation: "x".into(),
             iterations: 999,
             dropped: 1,

@@ -99,10 +99,10 @@ impl PkPlan {
 
 /// The event of one pair's checks, its failures divided between known
 /// library defects (`vectors/known-defects.toml`) and the rest.
-pub fn check_event(b: &dyn PkBackend, a: PkAlgorithm, c: &ango_verify::pk::Checked) -> Event {
+pub fn check_event(b: &EntryBackend, a: PkAlgorithm, c: &ango_verify::pk::Checked) -> Event {
     let e = ango_verify::pk::explain(b, a, c);
     Event::PkCheck {
-        backend: b.name().to_string(),
+        backend: b.0.label(),
         algorithm: a,
         ok: c.failures.is_empty(),
         summary: summary_line(c),
@@ -200,17 +200,18 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
             continue;
         }
         crossed.push(*a);
-        let bs: Vec<&dyn PkBackend> = plan
+        let entries: Vec<&EntryBackend> = plan
             .run
             .iter()
             .filter(|(_, x, _)| x == a)
-            .map(|(b, _, _)| b as &dyn PkBackend)
+            .map(|(b, _, _)| b)
             .collect();
-        if bs.len() < 2 {
+        if entries.len() < 2 {
             continue;
         }
+        let bs: Vec<&dyn PkBackend> = entries.iter().map(|b| *b as &dyn PkBackend).collect();
         let (passed, failures) = cross_checks(&bs, *a);
-        let names: Vec<&str> = bs.iter().map(|b| b.name()).collect();
+        let names: Vec<String> = entries.iter().map(|b| b.0.label()).collect();
         sink.event(Event::PkCheck {
             backend: format!("cross-library {}", names.join("/")),
             algorithm: *a,
@@ -256,7 +257,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                 Ok(x) => x,
                 Err(e) => {
                     sink.event(Event::Error {
-                        message: format!("{} {} {op} ({timing}): {e}", b.name(), a),
+                        message: format!("{} {} {op} ({timing}): {e}", b.0.label(), a),
                     })?;
                     continue;
                 }
@@ -296,6 +297,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                 },
                 operation: op.name().into(),
                 backend: b.name().into(),
+                variant: b.0.provider.has_variants.then(|| b.0.variant.clone()),
                 implementation: b.implementation(*a),
                 iterations: kept_ns.len() as u64,
                 dropped: 1,
@@ -335,6 +337,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                 operation: op.name().into(),
                 timing: timing.name().into(),
                 backend: b.name().into(),
+                variant: b.0.provider.has_variants.then(|| b.0.variant.clone()),
                 sample_ns: kept_ns,
                 sample_cycles: (cc.source() != ango_harness::CycleSource::None).then_some(kept_cy),
             };

@@ -29,6 +29,10 @@ pub struct KnownDefect {
     pub versions: Vec<String>,
     /// Canonical algorithm names.
     pub algorithms: Vec<String>,
+    /// The provider's variants it is about (PQClean's `avx2`); empty: every
+    /// variant.
+    #[serde(default)]
+    pub variants: Vec<String>,
     pub category: DefectCategory,
     pub description: String,
     pub citation: String,
@@ -66,11 +70,19 @@ pub fn builtin() -> &'static [KnownDefect] {
 }
 
 impl KnownDefect {
-    /// Whether the entry is about this provider, library version and
-    /// algorithm. `version` is the provider's whole version string; a listed
-    /// version matches where `<library> <version>` appears in it (case
-    /// aside) as whole words, so another component's number never does.
-    pub fn applies(&self, provider: &str, version: &str, algorithm: &str) -> bool {
+    /// Whether the entry is about this provider (with its variant, as
+    /// `pqclean[avx2]`, for a provider that has several), library version
+    /// and algorithm. `version` is the provider's whole version string; a
+    /// listed version matches where `<library> <version>` appears in it
+    /// (case aside) as whole words, so another component's number never
+    /// does.
+    pub fn applies(&self, who: &str, version: &str, algorithm: &str) -> bool {
+        let (provider, variant) = match who.split_once('[') {
+            Some((p, v)) => (p, v.strip_suffix(']')),
+            None => (who, None),
+        };
+        let variant_ok = self.variants.is_empty()
+            || variant.is_some_and(|v| self.variants.iter().any(|x| x == v));
         let lib = self
             .library
             .as_deref()
@@ -82,6 +94,7 @@ impl KnownDefect {
             .map(str::to_ascii_lowercase)
             .collect();
         self.provider == provider
+            && variant_ok
             && self.algorithms.iter().any(|a| a == algorithm)
             && self.versions.iter().any(|v| {
                 words
@@ -217,6 +230,24 @@ cases = ["f.json#3", "f.json#9"]
         // ... but only when its cases ran.
         let e = explain(&l, "lib", "lib 1.2.0", "ml-dsa-44", &[], &[]);
         assert!(e.not_reproduced.is_empty());
+    }
+
+    #[test]
+    fn an_entry_with_variants_is_about_those_variants_only() {
+        let text = FILE.replace("category", "variants = [\"avx2\"]\ncategory");
+        let l = parse("t.toml", &text).unwrap();
+        let d = &l[0];
+        assert!(d.applies("lib[avx2]", "lib 1.2.0", "ml-dsa-44"));
+        assert!(!d.applies("lib[clean]", "lib 1.2.0", "ml-dsa-44"));
+        assert!(!d.applies("lib", "lib 1.2.0", "ml-dsa-44"));
+        // The clean variant passing does not make the avx2 defect "no longer
+        // reproducing".
+        let ran: Vec<String> = ["f.json#3"].map(String::from).to_vec();
+        let e = explain(&l, "lib[clean]", "lib 1.2.0", "ml-dsa-44", &[], &ran);
+        assert!(e.not_reproduced.is_empty());
+        // Without `variants`, every variant.
+        let l = parse("t.toml", FILE).unwrap();
+        assert!(l[0].applies("lib[clean]", "lib 1.2.0", "ml-dsa-44"));
     }
 
     #[test]

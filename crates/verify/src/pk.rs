@@ -247,7 +247,7 @@ pub fn all_checks(b: &dyn PkBackend, a: PkAlgorithm, rng: &mut Rng) -> Checked {
 pub fn explain(b: &dyn PkBackend, a: PkAlgorithm, c: &Checked) -> crate::defects::Explained {
     crate::defects::explain(
         crate::defects::builtin(),
-        b.name(),
+        &b.label(),
         &b.version(),
         a.name(),
         &c.failures,
