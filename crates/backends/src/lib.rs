@@ -5,6 +5,8 @@
 
 #[cfg(feature = "aws-lc")]
 pub mod aws_lc;
+#[cfg(feature = "libcrux")]
+pub mod libcrux;
 #[cfg(feature = "openssl")]
 pub mod openssl;
 pub mod pk;
@@ -29,6 +31,8 @@ pub const PROVIDERS: &[&Provider] = &[
     &ring::PROVIDER,
     #[cfg(feature = "aws-lc")]
     &aws_lc::PROVIDER,
+    #[cfg(feature = "libcrux")]
+    &libcrux::PROVIDER,
     #[cfg(feature = "prims")]
     &prims::PROVIDER,
 ];
@@ -43,6 +47,8 @@ const NOT_BUILT: &[(&str, &str)] = &[
     ("rustcrypto", "built without the `rustcrypto` feature"),
     #[cfg(not(feature = "aws-lc"))]
     ("aws-lc", "built without the `aws-lc` feature"),
+    #[cfg(not(feature = "libcrux"))]
+    ("libcrux", "built without the `libcrux` feature"),
     #[cfg(not(feature = "ring"))]
     ("ring", "built without the `ring` feature"),
     #[cfg(not(feature = "prims"))]

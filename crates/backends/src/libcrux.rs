@@ -1,0 +1,409 @@
+//! libcrux (Cryspen's formally verified ML-KEM and ML-DSA, extracted from
+//! F*/hax-checked Rust): ML-KEM-512/768/1024 and ML-DSA-44/65/87, each as
+//! two variants, its portable code and its AVX2 code (`simd256`).
+//!
+//! The crate's top-level functions choose portable or AVX2 by CPU at run
+//! time and do not say which ran; ango calls the two instantiations the
+//! crate exports by name (`mlkem768::portable`, `mlkem768::avx2`, …), so a
+//! record's variant is the code that ran. `avx2` is offered only where the
+//! CPU has AVX2 (the crate's AVX2 functions assume it).
+//!
+//! How each call reaches the library: packed keys and one-shot calls
+//! (`generate_key_pair`, `encapsulate`, `decapsulate`, `sign`, `verify`)
+//! with 32/64 bytes from the OS random generator passed in. Key checks:
+//! every peer public key goes through `validate_public_key` (FIPS 203
+//! §7.2, the modulus check) and every imported secret key through
+//! `validate_private_key_only` (§7.3, the H(ek) check) before use; a key
+//! that fails is refused. libcrux-ml-dsa has no key-validation function.
+//! The crate's `unpacked` ML-KEM API (expanded keys kept between calls) is
+//! not used, so `operation` and `api-call` time the same call.
+
+use ango_core::catalog::{Make, MakeKem, MakeSigner};
+use ango_core::{
+    AlgorithmId, Entry, Error, Hw, Kem, PkAlgorithm, Provider, Result, Signer, SizeEntry,
+};
+use std::sync::Arc;
+
+const NAME: &str = "libcrux";
+/// The crate versions Cargo.toml pins exactly.
+const VERSION: &str = "libcrux-ml-kem 0.0.11, libcrux-ml-dsa 0.0.11";
+
+fn err(msg: impl std::fmt::Display) -> Error {
+    Error::Backend {
+        backend: NAME,
+        message: msg.to_string(),
+    }
+}
+
+fn random<const N: usize>() -> [u8; N] {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).expect("the OS random generator failed");
+    b
+}
+
+fn no_key() -> Error {
+    err("no key pair: call keygen first")
+}
+
+fn no_peer() -> Error {
+    err("no peer public key: call set_peer first")
+}
+
+/// The two code paths of each algorithm.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    Portable,
+    Avx2,
+}
+
+impl Variant {
+    const ALL: [Variant; 2] = [Variant::Portable, Variant::Avx2];
+
+    fn name(self) -> &'static str {
+        match self {
+            Variant::Portable => "portable",
+            Variant::Avx2 => "avx2",
+        }
+    }
+
+    fn available(self) -> std::result::Result<(), String> {
+        match self {
+            Variant::Portable => Ok(()),
+            Variant::Avx2 => {
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    return Ok(());
+                }
+                Err("libcrux's AVX2 code needs a CPU with AVX2".into())
+            }
+        }
+    }
+}
+
+macro_rules! kem {
+    ($ty:ident, $m:ident, $v:ident, $sk:ident, $pk:ident, $ct:ident, $alg:literal) => {
+        #[derive(Default)]
+        struct $ty {
+            sk: Option<libcrux_ml_kem::$m::$sk>,
+            peer: Option<libcrux_ml_kem::$m::$pk>,
+        }
+
+        impl Kem for $ty {
+            fn keygen(&mut self) -> Result<Vec<u8>> {
+                self.keygen_from_seed(&random::<64>())
+            }
+
+            fn keygen_from_seed(&mut self, seed: &[u8]) -> Result<Vec<u8>> {
+                self.sk = None;
+                let seed: [u8; 64] = seed
+                    .try_into()
+                    .map_err(|_| err(format!("{}: the seed d||z is 64 bytes", $alg)))?;
+                let (sk, pk) = libcrux_ml_kem::$m::$v::generate_key_pair(seed).into_parts();
+                self.sk = Some(sk);
+                Ok(pk.as_slice().to_vec())
+            }
+
+            fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
+                self.sk = None;
+                let sk = libcrux_ml_kem::$m::$sk::try_from(sk)
+                    .map_err(|_| err(format!("{}: wrong secret-key length", $alg)))?;
+                if !libcrux_ml_kem::$m::$v::validate_private_key_only(&sk) {
+                    return Err(err(format!(
+                        "{}: validate_private_key_only refused the key (H(ek) check)",
+                        $alg
+                    )));
+                }
+                self.sk = Some(sk);
+                Ok(())
+            }
+
+            fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
+                self.peer = None;
+                let pk = libcrux_ml_kem::$m::$pk::try_from(pk)
+                    .map_err(|_| err(format!("{}: wrong public-key length", $alg)))?;
+                if !libcrux_ml_kem::$m::$v::validate_public_key(&pk) {
+                    return Err(err(format!(
+                        "{}: validate_public_key refused the key (modulus check)",
+                        $alg
+                    )));
+                }
+                self.peer = Some(pk);
+                Ok(())
+            }
+
+            fn encaps(&mut self) -> Result<(Vec<u8>, Vec<u8>)> {
+                let pk = self.peer.as_ref().ok_or_else(no_peer)?;
+                let (ct, ss) = libcrux_ml_kem::$m::$v::encapsulate(pk, random::<32>());
+                Ok((ct.as_slice().to_vec(), ss.to_vec()))
+            }
+
+            fn decaps(&mut self, ct: &[u8]) -> Result<Vec<u8>> {
+                let sk = self.sk.as_ref().ok_or_else(no_key)?;
+                let ct = libcrux_ml_kem::$m::$ct::try_from(ct)
+                    .map_err(|_| err(format!("{}: wrong ciphertext length", $alg)))?;
+                Ok(libcrux_ml_kem::$m::$v::decapsulate(sk, &ct).to_vec())
+            }
+
+            fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
+                let sk = self.sk.as_ref().ok_or_else(no_key)?;
+                Ok(vec![SizeEntry::new(
+                    "secret_key",
+                    "fips203-expanded",
+                    sk.as_slice().len(),
+                )])
+            }
+        }
+    };
+}
+
+kem!(
+    MlKem512Portable,
+    mlkem512,
+    portable,
+    MlKem512PrivateKey,
+    MlKem512PublicKey,
+    MlKem512Ciphertext,
+    "ML-KEM-512"
+);
+kem!(
+    MlKem768Portable,
+    mlkem768,
+    portable,
+    MlKem768PrivateKey,
+    MlKem768PublicKey,
+    MlKem768Ciphertext,
+    "ML-KEM-768"
+);
+kem!(
+    MlKem1024Portable,
+    mlkem1024,
+    portable,
+    MlKem1024PrivateKey,
+    MlKem1024PublicKey,
+    MlKem1024Ciphertext,
+    "ML-KEM-1024"
+);
+kem!(
+    MlKem512Avx2,
+    mlkem512,
+    avx2,
+    MlKem512PrivateKey,
+    MlKem512PublicKey,
+    MlKem512Ciphertext,
+    "ML-KEM-512"
+);
+kem!(
+    MlKem768Avx2,
+    mlkem768,
+    avx2,
+    MlKem768PrivateKey,
+    MlKem768PublicKey,
+    MlKem768Ciphertext,
+    "ML-KEM-768"
+);
+kem!(
+    MlKem1024Avx2,
+    mlkem1024,
+    avx2,
+    MlKem1024PrivateKey,
+    MlKem1024PublicKey,
+    MlKem1024Ciphertext,
+    "ML-KEM-1024"
+);
+
+macro_rules! dsa {
+    ($ty:ident, $m:ident, $v:ident, $kp:ident, $sk:ident, $vk:ident, $sig:ident, $alg:literal) => {
+        #[derive(Default)]
+        struct $ty {
+            kp: Option<libcrux_ml_dsa::$m::$kp>,
+            peer: Option<libcrux_ml_dsa::$m::$vk>,
+        }
+
+        impl Signer for $ty {
+            fn keygen(&mut self) -> Result<Vec<u8>> {
+                let kp = libcrux_ml_dsa::$m::$v::generate_key_pair(random::<32>());
+                let pk = kp.verification_key.as_slice().to_vec();
+                self.kp = Some(kp);
+                Ok(pk)
+            }
+
+            /// Hedged ML-DSA.Sign (FIPS 204 Algorithm 2) with an empty
+            /// context, 32 fresh random bytes per call.
+            fn sign(&mut self, msg: &[u8]) -> Result<Vec<u8>> {
+                let kp = self.kp.as_ref().ok_or_else(no_key)?;
+                let s = libcrux_ml_dsa::$m::$v::sign(&kp.signing_key, msg, b"", random::<32>())
+                    .map_err(|e| err(format!("{} sign: {e:?}", $alg)))?;
+                Ok(s.as_slice().to_vec())
+            }
+
+            fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
+                self.peer = None;
+                let pk = pk
+                    .try_into()
+                    .map_err(|_| err(format!("{}: wrong public-key length", $alg)))?;
+                self.peer = Some(libcrux_ml_dsa::$m::$vk::new(pk));
+                Ok(())
+            }
+
+            fn verify(&mut self, msg: &[u8], s: &[u8]) -> Result<bool> {
+                let pk = self.peer.as_ref().ok_or_else(no_peer)?;
+                // A signature of the wrong length is a rejection, as in
+                // every other library.
+                let Ok(s) = s.try_into() else {
+                    return Ok(false);
+                };
+                let s = libcrux_ml_dsa::$m::$sig::new(s);
+                Ok(libcrux_ml_dsa::$m::$v::verify(pk, msg, b"", &s).is_ok())
+            }
+
+            fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
+                let kp = self.kp.as_ref().ok_or_else(no_key)?;
+                Ok(vec![SizeEntry::new(
+                    "secret_key",
+                    "fips204-expanded",
+                    kp.signing_key.as_slice().len(),
+                )])
+            }
+        }
+    };
+}
+
+dsa!(
+    MlDsa44Portable,
+    ml_dsa_44,
+    portable,
+    MLDSA44KeyPair,
+    MLDSA44SigningKey,
+    MLDSA44VerificationKey,
+    MLDSA44Signature,
+    "ML-DSA-44"
+);
+dsa!(
+    MlDsa65Portable,
+    ml_dsa_65,
+    portable,
+    MLDSA65KeyPair,
+    MLDSA65SigningKey,
+    MLDSA65VerificationKey,
+    MLDSA65Signature,
+    "ML-DSA-65"
+);
+dsa!(
+    MlDsa87Portable,
+    ml_dsa_87,
+    portable,
+    MLDSA87KeyPair,
+    MLDSA87SigningKey,
+    MLDSA87VerificationKey,
+    MLDSA87Signature,
+    "ML-DSA-87"
+);
+dsa!(
+    MlDsa44Avx2,
+    ml_dsa_44,
+    avx2,
+    MLDSA44KeyPair,
+    MLDSA44SigningKey,
+    MLDSA44VerificationKey,
+    MLDSA44Signature,
+    "ML-DSA-44"
+);
+dsa!(
+    MlDsa65Avx2,
+    ml_dsa_65,
+    avx2,
+    MLDSA65KeyPair,
+    MLDSA65SigningKey,
+    MLDSA65VerificationKey,
+    MLDSA65Signature,
+    "ML-DSA-65"
+);
+dsa!(
+    MlDsa87Avx2,
+    ml_dsa_87,
+    avx2,
+    MLDSA87KeyPair,
+    MLDSA87SigningKey,
+    MLDSA87VerificationKey,
+    MLDSA87Signature,
+    "ML-DSA-87"
+);
+
+/// The constructor of one (algorithm, variant); None for an algorithm
+/// libcrux does not have.
+fn make(a: PkAlgorithm, v: Variant) -> Option<Make> {
+    use PkAlgorithm as P;
+    use Variant::{Avx2, Portable};
+    fn k<T: Kem + Default + 'static>() -> Option<Make> {
+        let f: MakeKem = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Kem>));
+        Some(Make::Kem(f))
+    }
+    fn s<T: Signer + Default + 'static>() -> Option<Make> {
+        let f: MakeSigner = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Signer>));
+        Some(Make::Signer(f))
+    }
+    match (a, v) {
+        (P::MlKem512, Portable) => k::<MlKem512Portable>(),
+        (P::MlKem768, Portable) => k::<MlKem768Portable>(),
+        (P::MlKem1024, Portable) => k::<MlKem1024Portable>(),
+        (P::MlKem512, Avx2) => k::<MlKem512Avx2>(),
+        (P::MlKem768, Avx2) => k::<MlKem768Avx2>(),
+        (P::MlKem1024, Avx2) => k::<MlKem1024Avx2>(),
+        (P::MlDsa44, Portable) => s::<MlDsa44Portable>(),
+        (P::MlDsa65, Portable) => s::<MlDsa65Portable>(),
+        (P::MlDsa87, Portable) => s::<MlDsa87Portable>(),
+        (P::MlDsa44, Avx2) => s::<MlDsa44Avx2>(),
+        (P::MlDsa65, Avx2) => s::<MlDsa65Avx2>(),
+        (P::MlDsa87, Avx2) => s::<MlDsa87Avx2>(),
+        _ => None,
+    }
+}
+
+/// libcrux as a provider: two variants of each of its six algorithms.
+pub static PROVIDER: Provider = Provider {
+    name: NAME,
+    version: provider_version,
+    worker_env: ango_core::catalog::no_worker_env,
+    cpu_view: ango_core::catalog::no_cpu_view,
+    has_variants: true,
+    entries: provider_entries,
+};
+
+fn provider_version() -> String {
+    VERSION.into()
+}
+
+fn provider_entries() -> Vec<Entry> {
+    let avx2 = Variant::Avx2.available().is_ok();
+    let mut v = Vec::new();
+    for &a in PkAlgorithm::ALL {
+        for var in Variant::ALL {
+            let Some(make) = make(a, var) else { continue };
+            let crate_name = match a.family() {
+                "ML-KEM" => "libcrux-ml-kem 0.0.11",
+                _ => "libcrux-ml-dsa 0.0.11",
+            };
+            v.push(Entry {
+                algorithm: AlgorithmId::Pk(a),
+                provider: &PROVIDER,
+                variant: var.name().into(),
+                // The AVX2 code where it runs, as the crate's own dispatch
+                // would choose.
+                auto: (var == Variant::Avx2) == avx2,
+                implementation: match var {
+                    Variant::Portable => format!("{crate_name} portable (no SIMD)"),
+                    Variant::Avx2 => format!("{crate_name} avx2 (simd256: AVX2 intrinsics)"),
+                },
+                needs: match var {
+                    Variant::Portable => Vec::new(),
+                    Variant::Avx2 => vec!["avx2"],
+                },
+                hw: vec![Hw::On],
+                hw_note: "public-key points run with every CPU feature".into(),
+                available: var.available(),
+                make,
+            });
+        }
+    }
+    v
+}
