@@ -10,6 +10,8 @@ pub mod libcrux;
 #[cfg(feature = "openssl")]
 pub mod openssl;
 pub mod pk;
+#[cfg(feature = "pqclean")]
+pub mod pqclean;
 #[cfg(feature = "prims")]
 pub mod prims;
 #[cfg(feature = "ring")]
@@ -33,6 +35,8 @@ pub const PROVIDERS: &[&Provider] = &[
     &aws_lc::PROVIDER,
     #[cfg(feature = "libcrux")]
     &libcrux::PROVIDER,
+    #[cfg(feature = "pqclean")]
+    &pqclean::PROVIDER,
     #[cfg(feature = "prims")]
     &prims::PROVIDER,
 ];
@@ -49,6 +53,8 @@ const NOT_BUILT: &[(&str, &str)] = &[
     ("aws-lc", "built without the `aws-lc` feature"),
     #[cfg(not(feature = "libcrux"))]
     ("libcrux", "built without the `libcrux` feature"),
+    #[cfg(not(feature = "pqclean"))]
+    ("pqclean", "built without the `pqclean` feature"),
     #[cfg(not(feature = "ring"))]
     ("ring", "built without the `ring` feature"),
     #[cfg(not(feature = "prims"))]

@@ -1,0 +1,481 @@
+//! PQClean (the reference-grade C of the NIST submissions, as packaged by
+//! `pqcrypto-mlkem` and `pqcrypto-mldsa`): ML-KEM-512/768/1024 and
+//! ML-DSA-44/65/87, each as two variants, PQClean's `clean` C and its `avx2`
+//! C.
+//!
+//! The crates' safe functions pick AVX2 by CPU and do not say which ran;
+//! ango calls the two sets of C functions the crates export in their `ffi`
+//! modules (`PQCLEAN_MLKEM768_CLEAN_crypto_kem_enc`,
+//! `PQCLEAN_MLKEM768_AVX2_crypto_kem_enc`, …), so a record's variant is the
+//! code that ran. `avx2` is offered only where the CPU has AVX2.
+//!
+//! How each call reaches the library: the C API of the NIST submissions,
+//! one call per operation (`crypto_kem_keypair`/`enc`/`dec`,
+//! `crypto_sign_keypair`, `crypto_sign_signature_ctx`, `crypto_sign_verify_ctx`:
+//! detached signatures, empty context, PQClean's hedged signing with its
+//! own randomness). PQClean offers no key-validation function and its
+//! encapsulation does not check the public key (FIPS 203 §7.2): ango's
+//! checks and Wycheproof decide what that means. The C API keeps no state
+//! between calls, so `operation` and `api-call` time the same call.
+
+use ango_core::catalog::{Make, MakeKem, MakeSigner};
+use ango_core::{
+    AlgorithmId, Entry, Error, Hw, Kem, PkAlgorithm, Provider, Result, Signer, SizeEntry,
+};
+use std::sync::Arc;
+
+const NAME: &str = "pqclean";
+/// The crate versions Cargo.toml pins exactly (each bundles its PQClean
+/// sources).
+const VERSION: &str = "pqcrypto-mlkem 0.1.1, pqcrypto-mldsa 0.1.2 (PQClean)";
+
+fn err(msg: impl std::fmt::Display) -> Error {
+    Error::Backend {
+        backend: NAME,
+        message: msg.to_string(),
+    }
+}
+
+fn no_key() -> Error {
+    err("no key pair: call keygen first")
+}
+
+fn no_peer() -> Error {
+    err("no peer public key: call set_peer first")
+}
+
+fn check_len(what: &str, alg: &str, want: usize, got: usize) -> Result<()> {
+    if want == got {
+        Ok(())
+    } else {
+        Err(err(format!(
+            "{alg} {what}: expected {want} bytes, got {got}"
+        )))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    Clean,
+    Avx2,
+}
+
+impl Variant {
+    const ALL: [Variant; 2] = [Variant::Clean, Variant::Avx2];
+
+    fn name(self) -> &'static str {
+        match self {
+            Variant::Clean => "clean",
+            Variant::Avx2 => "avx2",
+        }
+    }
+
+    fn available(self) -> std::result::Result<(), String> {
+        match self {
+            Variant::Clean => Ok(()),
+            Variant::Avx2 => {
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    return Ok(());
+                }
+                Err("PQClean's AVX2 code needs an x86-64 CPU with AVX2".into())
+            }
+        }
+    }
+}
+
+macro_rules! kem {
+    ($ty:ident, $ffi:path, $kp:ident, $enc:ident, $dec:ident, $pk:expr, $sk:expr, $ct:expr, $alg:literal) => {
+        #[derive(Default)]
+        struct $ty {
+            sk: Option<Vec<u8>>,
+            peer: Option<Vec<u8>>,
+        }
+
+        impl Kem for $ty {
+            fn keygen(&mut self) -> Result<Vec<u8>> {
+                use $ffi as f;
+                self.sk = None;
+                let (mut pk, mut sk) = (vec![0u8; $pk], vec![0u8; $sk]);
+                // SAFETY: FFI; both buffers have the sizes the C API
+                // writes (CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES).
+                let rc = unsafe { f::$kp(pk.as_mut_ptr(), sk.as_mut_ptr()) };
+                if rc != 0 {
+                    return Err(err(format!("{} keypair returned {rc}", $alg)));
+                }
+                self.sk = Some(sk);
+                Ok(pk)
+            }
+
+            fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
+                self.sk = None;
+                check_len("secret key", $alg, $sk, sk.len())?;
+                self.sk = Some(sk.to_vec());
+                Ok(())
+            }
+
+            fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
+                self.peer = None;
+                check_len("public key", $alg, $pk, pk.len())?;
+                self.peer = Some(pk.to_vec());
+                Ok(())
+            }
+
+            fn encaps(&mut self) -> Result<(Vec<u8>, Vec<u8>)> {
+                use $ffi as f;
+                let pk = self.peer.as_ref().ok_or_else(no_peer)?;
+                let (mut ct, mut ss) = (vec![0u8; $ct], vec![0u8; 32]);
+                // SAFETY: FFI; `pk` has CRYPTO_PUBLICKEYBYTES (checked in
+                // set_peer), `ct` CRYPTO_CIPHERTEXTBYTES, `ss` CRYPTO_BYTES.
+                let rc = unsafe { f::$enc(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) };
+                if rc != 0 {
+                    return Err(err(format!("{} enc returned {rc}", $alg)));
+                }
+                Ok((ct, ss))
+            }
+
+            fn decaps(&mut self, ct: &[u8]) -> Result<Vec<u8>> {
+                use $ffi as f;
+                let sk = self.sk.as_ref().ok_or_else(no_key)?;
+                check_len("ciphertext", $alg, $ct, ct.len())?;
+                let mut ss = vec![0u8; 32];
+                // SAFETY: FFI; `ct` and `sk` have the sizes the C API reads
+                // (checked above and at keygen/import), `ss` CRYPTO_BYTES.
+                let rc = unsafe { f::$dec(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
+                if rc != 0 {
+                    return Err(err(format!("{} dec returned {rc}", $alg)));
+                }
+                Ok(ss)
+            }
+
+            fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
+                let sk = self.sk.as_ref().ok_or_else(no_key)?;
+                Ok(vec![SizeEntry::new(
+                    "secret_key",
+                    "fips203-expanded",
+                    sk.len(),
+                )])
+            }
+        }
+    };
+}
+
+use pqcrypto_mlkem::ffi as kf;
+
+kem!(
+    MlKem512Clean,
+    pqcrypto_mlkem::ffi,
+    PQCLEAN_MLKEM512_CLEAN_crypto_kem_keypair,
+    PQCLEAN_MLKEM512_CLEAN_crypto_kem_enc,
+    PQCLEAN_MLKEM512_CLEAN_crypto_kem_dec,
+    kf::PQCLEAN_MLKEM512_CLEAN_CRYPTO_PUBLICKEYBYTES,
+    kf::PQCLEAN_MLKEM512_CLEAN_CRYPTO_SECRETKEYBYTES,
+    kf::PQCLEAN_MLKEM512_CLEAN_CRYPTO_CIPHERTEXTBYTES,
+    "ML-KEM-512"
+);
+kem!(
+    MlKem768Clean,
+    pqcrypto_mlkem::ffi,
+    PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair,
+    PQCLEAN_MLKEM768_CLEAN_crypto_kem_enc,
+    PQCLEAN_MLKEM768_CLEAN_crypto_kem_dec,
+    kf::PQCLEAN_MLKEM768_CLEAN_CRYPTO_PUBLICKEYBYTES,
+    kf::PQCLEAN_MLKEM768_CLEAN_CRYPTO_SECRETKEYBYTES,
+    kf::PQCLEAN_MLKEM768_CLEAN_CRYPTO_CIPHERTEXTBYTES,
+    "ML-KEM-768"
+);
+kem!(
+    MlKem1024Clean,
+    pqcrypto_mlkem::ffi,
+    PQCLEAN_MLKEM1024_CLEAN_crypto_kem_keypair,
+    PQCLEAN_MLKEM1024_CLEAN_crypto_kem_enc,
+    PQCLEAN_MLKEM1024_CLEAN_crypto_kem_dec,
+    kf::PQCLEAN_MLKEM1024_CLEAN_CRYPTO_PUBLICKEYBYTES,
+    kf::PQCLEAN_MLKEM1024_CLEAN_CRYPTO_SECRETKEYBYTES,
+    kf::PQCLEAN_MLKEM1024_CLEAN_CRYPTO_CIPHERTEXTBYTES,
+    "ML-KEM-1024"
+);
+#[cfg(target_arch = "x86_64")]
+kem!(
+    MlKem512Avx2,
+    pqcrypto_mlkem::ffi,
+    PQCLEAN_MLKEM512_AVX2_crypto_kem_keypair,
+    PQCLEAN_MLKEM512_AVX2_crypto_kem_enc,
+    PQCLEAN_MLKEM512_AVX2_crypto_kem_dec,
+    kf::PQCLEAN_MLKEM512_AVX2_CRYPTO_PUBLICKEYBYTES,
+    kf::PQCLEAN_MLKEM512_AVX2_CRYPTO_SECRETKEYBYTES,
+    kf::PQCLEAN_MLKEM512_AVX2_CRYPTO_CIPHERTEXTBYTES,
+    "ML-KEM-512"
+);
+#[cfg(target_arch = "x86_64")]
+kem!(
+    MlKem768Avx2,
+    pqcrypto_mlkem::ffi,
+    PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair,
+    PQCLEAN_MLKEM768_AVX2_crypto_kem_enc,
+    PQCLEAN_MLKEM768_AVX2_crypto_kem_dec,
+    kf::PQCLEAN_MLKEM768_AVX2_CRYPTO_PUBLICKEYBYTES,
+    kf::PQCLEAN_MLKEM768_AVX2_CRYPTO_SECRETKEYBYTES,
+    kf::PQCLEAN_MLKEM768_AVX2_CRYPTO_CIPHERTEXTBYTES,
+    "ML-KEM-768"
+);
+#[cfg(target_arch = "x86_64")]
+kem!(
+    MlKem1024Avx2,
+    pqcrypto_mlkem::ffi,
+    PQCLEAN_MLKEM1024_AVX2_crypto_kem_keypair,
+    PQCLEAN_MLKEM1024_AVX2_crypto_kem_enc,
+    PQCLEAN_MLKEM1024_AVX2_crypto_kem_dec,
+    kf::PQCLEAN_MLKEM1024_AVX2_CRYPTO_PUBLICKEYBYTES,
+    kf::PQCLEAN_MLKEM1024_AVX2_CRYPTO_SECRETKEYBYTES,
+    kf::PQCLEAN_MLKEM1024_AVX2_CRYPTO_CIPHERTEXTBYTES,
+    "ML-KEM-1024"
+);
+
+macro_rules! dsa {
+    ($ty:ident, $ffi:path, $kp:ident, $sign:ident, $verify:ident, $pk:expr, $sk:expr, $sig:expr, $alg:literal) => {
+        #[derive(Default)]
+        struct $ty {
+            sk: Option<Vec<u8>>,
+            peer: Option<Vec<u8>>,
+        }
+
+        impl Signer for $ty {
+            fn keygen(&mut self) -> Result<Vec<u8>> {
+                use $ffi as f;
+                self.sk = None;
+                let (mut pk, mut sk) = (vec![0u8; $pk], vec![0u8; $sk]);
+                // SAFETY: FFI; both buffers have the sizes the C API writes.
+                let rc = unsafe { f::$kp(pk.as_mut_ptr(), sk.as_mut_ptr()) };
+                if rc != 0 {
+                    return Err(err(format!("{} keypair returned {rc}", $alg)));
+                }
+                self.sk = Some(sk);
+                Ok(pk)
+            }
+
+            fn sign(&mut self, msg: &[u8]) -> Result<Vec<u8>> {
+                use $ffi as f;
+                let sk = self.sk.as_ref().ok_or_else(no_key)?;
+                let mut sig = vec![0u8; $sig];
+                let mut len = 0usize;
+                // SAFETY: FFI; `sig` has CRYPTO_BYTES (the most the C API
+                // writes), `msg` is read for its length, `sk` has
+                // CRYPTO_SECRETKEYBYTES.
+                let rc = unsafe {
+                    f::$sign(
+                        sig.as_mut_ptr(),
+                        &mut len,
+                        msg.as_ptr(),
+                        msg.len(),
+                        [].as_ptr(),
+                        0,
+                        sk.as_ptr(),
+                    )
+                };
+                if rc != 0 || len > sig.len() {
+                    return Err(err(format!("{} signature returned {rc}", $alg)));
+                }
+                sig.truncate(len);
+                Ok(sig)
+            }
+
+            fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
+                self.peer = None;
+                check_len("public key", $alg, $pk, pk.len())?;
+                self.peer = Some(pk.to_vec());
+                Ok(())
+            }
+
+            fn verify(&mut self, msg: &[u8], s: &[u8]) -> Result<bool> {
+                use $ffi as f;
+                let pk = self.peer.as_ref().ok_or_else(no_peer)?;
+                // SAFETY: FFI; each pointer is read for the length passed
+                // with it, `pk` has CRYPTO_PUBLICKEYBYTES (set_peer).
+                let rc = unsafe {
+                    f::$verify(
+                        s.as_ptr(),
+                        s.len(),
+                        msg.as_ptr(),
+                        msg.len(),
+                        [].as_ptr(),
+                        0,
+                        pk.as_ptr(),
+                    )
+                };
+                Ok(rc == 0)
+            }
+
+            fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
+                let sk = self.sk.as_ref().ok_or_else(no_key)?;
+                Ok(vec![SizeEntry::new(
+                    "secret_key",
+                    "fips204-expanded",
+                    sk.len(),
+                )])
+            }
+        }
+    };
+}
+
+use pqcrypto_mldsa::ffi as sf;
+
+dsa!(
+    MlDsa44Clean,
+    pqcrypto_mldsa::ffi,
+    PQCLEAN_MLDSA44_CLEAN_crypto_sign_keypair,
+    PQCLEAN_MLDSA44_CLEAN_crypto_sign_signature_ctx,
+    PQCLEAN_MLDSA44_CLEAN_crypto_sign_verify_ctx,
+    sf::PQCLEAN_MLDSA44_CLEAN_CRYPTO_PUBLICKEYBYTES,
+    sf::PQCLEAN_MLDSA44_CLEAN_CRYPTO_SECRETKEYBYTES,
+    sf::PQCLEAN_MLDSA44_CLEAN_CRYPTO_BYTES,
+    "ML-DSA-44"
+);
+dsa!(
+    MlDsa65Clean,
+    pqcrypto_mldsa::ffi,
+    PQCLEAN_MLDSA65_CLEAN_crypto_sign_keypair,
+    PQCLEAN_MLDSA65_CLEAN_crypto_sign_signature_ctx,
+    PQCLEAN_MLDSA65_CLEAN_crypto_sign_verify_ctx,
+    sf::PQCLEAN_MLDSA65_CLEAN_CRYPTO_PUBLICKEYBYTES,
+    sf::PQCLEAN_MLDSA65_CLEAN_CRYPTO_SECRETKEYBYTES,
+    sf::PQCLEAN_MLDSA65_CLEAN_CRYPTO_BYTES,
+    "ML-DSA-65"
+);
+dsa!(
+    MlDsa87Clean,
+    pqcrypto_mldsa::ffi,
+    PQCLEAN_MLDSA87_CLEAN_crypto_sign_keypair,
+    PQCLEAN_MLDSA87_CLEAN_crypto_sign_signature_ctx,
+    PQCLEAN_MLDSA87_CLEAN_crypto_sign_verify_ctx,
+    sf::PQCLEAN_MLDSA87_CLEAN_CRYPTO_PUBLICKEYBYTES,
+    sf::PQCLEAN_MLDSA87_CLEAN_CRYPTO_SECRETKEYBYTES,
+    sf::PQCLEAN_MLDSA87_CLEAN_CRYPTO_BYTES,
+    "ML-DSA-87"
+);
+#[cfg(target_arch = "x86_64")]
+dsa!(
+    MlDsa44Avx2,
+    pqcrypto_mldsa::ffi,
+    PQCLEAN_MLDSA44_AVX2_crypto_sign_keypair,
+    PQCLEAN_MLDSA44_AVX2_crypto_sign_signature_ctx,
+    PQCLEAN_MLDSA44_AVX2_crypto_sign_verify_ctx,
+    sf::PQCLEAN_MLDSA44_AVX2_CRYPTO_PUBLICKEYBYTES,
+    sf::PQCLEAN_MLDSA44_AVX2_CRYPTO_SECRETKEYBYTES,
+    sf::PQCLEAN_MLDSA44_AVX2_CRYPTO_BYTES,
+    "ML-DSA-44"
+);
+#[cfg(target_arch = "x86_64")]
+dsa!(
+    MlDsa65Avx2,
+    pqcrypto_mldsa::ffi,
+    PQCLEAN_MLDSA65_AVX2_crypto_sign_keypair,
+    PQCLEAN_MLDSA65_AVX2_crypto_sign_signature_ctx,
+    PQCLEAN_MLDSA65_AVX2_crypto_sign_verify_ctx,
+    sf::PQCLEAN_MLDSA65_AVX2_CRYPTO_PUBLICKEYBYTES,
+    sf::PQCLEAN_MLDSA65_AVX2_CRYPTO_SECRETKEYBYTES,
+    sf::PQCLEAN_MLDSA65_AVX2_CRYPTO_BYTES,
+    "ML-DSA-65"
+);
+#[cfg(target_arch = "x86_64")]
+dsa!(
+    MlDsa87Avx2,
+    pqcrypto_mldsa::ffi,
+    PQCLEAN_MLDSA87_AVX2_crypto_sign_keypair,
+    PQCLEAN_MLDSA87_AVX2_crypto_sign_signature_ctx,
+    PQCLEAN_MLDSA87_AVX2_crypto_sign_verify_ctx,
+    sf::PQCLEAN_MLDSA87_AVX2_CRYPTO_PUBLICKEYBYTES,
+    sf::PQCLEAN_MLDSA87_AVX2_CRYPTO_SECRETKEYBYTES,
+    sf::PQCLEAN_MLDSA87_AVX2_CRYPTO_BYTES,
+    "ML-DSA-87"
+);
+
+fn k<T: Kem + Default + 'static>() -> Option<Make> {
+    let f: MakeKem = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Kem>));
+    Some(Make::Kem(f))
+}
+
+fn s<T: Signer + Default + 'static>() -> Option<Make> {
+    let f: MakeSigner = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Signer>));
+    Some(Make::Signer(f))
+}
+
+/// The constructor of one (algorithm, variant); None for an algorithm
+/// PQClean does not have here.
+fn make(a: PkAlgorithm, v: Variant) -> Option<Make> {
+    use PkAlgorithm as P;
+    match (a, v) {
+        (P::MlKem512, Variant::Clean) => k::<MlKem512Clean>(),
+        (P::MlKem768, Variant::Clean) => k::<MlKem768Clean>(),
+        (P::MlKem1024, Variant::Clean) => k::<MlKem1024Clean>(),
+        (P::MlDsa44, Variant::Clean) => s::<MlDsa44Clean>(),
+        (P::MlDsa65, Variant::Clean) => s::<MlDsa65Clean>(),
+        (P::MlDsa87, Variant::Clean) => s::<MlDsa87Clean>(),
+        #[cfg(target_arch = "x86_64")]
+        (P::MlKem512, Variant::Avx2) => k::<MlKem512Avx2>(),
+        #[cfg(target_arch = "x86_64")]
+        (P::MlKem768, Variant::Avx2) => k::<MlKem768Avx2>(),
+        #[cfg(target_arch = "x86_64")]
+        (P::MlKem1024, Variant::Avx2) => k::<MlKem1024Avx2>(),
+        #[cfg(target_arch = "x86_64")]
+        (P::MlDsa44, Variant::Avx2) => s::<MlDsa44Avx2>(),
+        #[cfg(target_arch = "x86_64")]
+        (P::MlDsa65, Variant::Avx2) => s::<MlDsa65Avx2>(),
+        #[cfg(target_arch = "x86_64")]
+        (P::MlDsa87, Variant::Avx2) => s::<MlDsa87Avx2>(),
+        _ => None,
+    }
+}
+
+/// PQClean as a provider: two variants of each of its six algorithms.
+pub static PROVIDER: Provider = Provider {
+    name: NAME,
+    version: provider_version,
+    worker_env: ango_core::catalog::no_worker_env,
+    cpu_view: ango_core::catalog::no_cpu_view,
+    has_variants: true,
+    entries: provider_entries,
+};
+
+fn provider_version() -> String {
+    VERSION.into()
+}
+
+fn provider_entries() -> Vec<Entry> {
+    let avx2 = Variant::Avx2.available().is_ok();
+    let mut v = Vec::new();
+    for &a in PkAlgorithm::ALL {
+        for var in Variant::ALL {
+            let Some(make) = make(a, var) else { continue };
+            let prefix = match a {
+                PkAlgorithm::MlKem512 => "PQCLEAN_MLKEM512",
+                PkAlgorithm::MlKem768 => "PQCLEAN_MLKEM768",
+                PkAlgorithm::MlKem1024 => "PQCLEAN_MLKEM1024",
+                PkAlgorithm::MlDsa44 => "PQCLEAN_MLDSA44",
+                PkAlgorithm::MlDsa65 => "PQCLEAN_MLDSA65",
+                _ => "PQCLEAN_MLDSA87",
+            };
+            v.push(Entry {
+                algorithm: AlgorithmId::Pk(a),
+                provider: &PROVIDER,
+                variant: var.name().into(),
+                // The AVX2 code where it runs, as the crates' own dispatch
+                // would choose.
+                auto: (var == Variant::Avx2) == avx2,
+                implementation: match var {
+                    Variant::Clean => format!("{prefix}_CLEAN_* (portable C)"),
+                    Variant::Avx2 => format!("{prefix}_AVX2_* (AVX2 C and assembly)"),
+                },
+                needs: match var {
+                    Variant::Clean => Vec::new(),
+                    Variant::Avx2 => vec!["avx2"],
+                },
+                hw: vec![Hw::On],
+                hw_note: "public-key points run with every CPU feature".into(),
+                available: var.available(),
+                make,
+            });
+        }
+    }
+    v
+}
