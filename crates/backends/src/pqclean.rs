@@ -13,9 +13,11 @@
 //! one call per operation (`crypto_kem_keypair`/`enc`/`dec`,
 //! `crypto_sign_keypair`, `crypto_sign_signature_ctx`, `crypto_sign_verify_ctx`:
 //! detached signatures, empty context, PQClean's hedged signing with its
-//! own randomness). PQClean offers no key-validation function and its
-//! encapsulation does not check the public key (FIPS 203 §7.2): ango's
-//! checks and Wycheproof decide what that means. The C API keeps no state
+//! own randomness). PQClean offers no key-validation function: it
+//! decapsulates with a secret key whose stored H(ek) is wrong (Wycheproof's
+//! InvalidDecapsulationKey cases), so the adapter applies FIPS 203 §7.3's
+//! hash check itself when it imports a key, as any caller of PQClean must
+//! (keys from its own keygen are not checked, and no timed call is). The C API keeps no state
 //! between calls, so `operation` and `api-call` time the same call.
 
 use ango_core::catalog::{Make, MakeKem, MakeSigner};
@@ -110,6 +112,9 @@ macro_rules! kem {
             fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
                 self.sk = None;
                 check_len("secret key", $alg, $sk, sk.len())?;
+                if !crate::pk::mlkem_dk_hash_ok(sk) {
+                    return Err(err(format!("{} {}", $alg, crate::pk::DK_HASH_REFUSED)));
+                }
                 self.sk = Some(sk.to_vec());
                 Ok(())
             }
