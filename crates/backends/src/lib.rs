@@ -7,6 +7,8 @@
 pub mod aws_lc;
 #[cfg(feature = "libcrux")]
 pub mod libcrux;
+#[cfg(feature = "libsodium")]
+pub mod libsodium;
 #[cfg(feature = "openssl")]
 pub mod openssl;
 pub mod pk;
@@ -37,6 +39,8 @@ pub const PROVIDERS: &[&Provider] = &[
     &libcrux::PROVIDER,
     #[cfg(feature = "pqclean")]
     &pqclean::PROVIDER,
+    #[cfg(feature = "libsodium")]
+    &libsodium::PROVIDER,
     #[cfg(feature = "prims")]
     &prims::PROVIDER,
 ];
@@ -55,6 +59,8 @@ const NOT_BUILT: &[(&str, &str)] = &[
     ("libcrux", "built without the `libcrux` feature"),
     #[cfg(not(feature = "pqclean"))]
     ("pqclean", "built without the `pqclean` feature"),
+    #[cfg(not(feature = "libsodium"))]
+    ("libsodium", "built without the `libsodium` feature"),
     #[cfg(not(feature = "ring"))]
     ("ring", "built without the `ring` feature"),
     #[cfg(not(feature = "prims"))]
