@@ -718,6 +718,12 @@ fn verify_wycheproof(path: &Path) -> Result<i32> {
     algos.sort();
     algos.dedup();
     let mut failed = 0;
+    let mut known = Known::default();
+    // Known defects name cases `<file name>#<tcId>`.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     println!(
         "{:<18} {:<44} {:>6} {:>6} {:>8} {:>10}",
         "algorithm", "backend[variant]", "pass", "fail", "skipped", "acceptable"
@@ -729,7 +735,23 @@ fn verify_wycheproof(path: &Path) -> Result<i32> {
         }
         for imp in imps {
             let o = ango_verify::wycheproof::run(&EntryBackend(imp), a, &file);
-            failed += o.failed;
+            let case = |id: &u64| format!("{name}#{id}");
+            let failures: Vec<ango_core::CaseFailure> = o
+                .failed_ids
+                .iter()
+                .zip(&o.failures)
+                .map(|(id, text)| ango_core::CaseFailure::new(case(id), text.clone()))
+                .collect();
+            let ran: Vec<String> = o.judged_ids.iter().map(case).collect();
+            let e = ango_verify::defects::explain(
+                ango_verify::defects::builtin(),
+                &imp.label(),
+                &(imp.provider.version)(),
+                a.name(),
+                &failures,
+                &ran,
+            );
+            failed += e.unexplained.len();
             println!(
                 "{:<18} {:<44} {:>6} {:>6} {:>8} {:>10}",
                 a.name(),
@@ -739,11 +761,22 @@ fn verify_wycheproof(path: &Path) -> Result<i32> {
                 o.skipped,
                 o.acceptable
             );
-            print_failures(&o.failures);
+            let unexplained: Vec<String> = e.unexplained.iter().map(|f| f.text.clone()).collect();
+            print_failures(&unexplained);
+            e.not_reproduced
+                .iter()
+                .for_each(|n| known.gone.push(n.clone()));
+            for m in &e.known {
+                let line = m.line(&imp.label(), a.name());
+                println!("    {line}");
+                known.met.push(format!(
+                    "{line}; the check before timing does not run Wycheproof's AEAD files yet, \
+                     so this pair is still timed"
+                ));
+            }
         }
     }
-    println!("\n{failed} failed");
-    Ok(if failed == 0 { 0 } else { 1 })
+    print_verdict(failed, &known)
 }
 
 /// Every failed case id of a Wycheproof file, if any.
@@ -912,7 +945,7 @@ fn report_explained(
 fn print_verdict(failed: usize, known: &Known) -> Result<i32> {
     for (title, lines) in [
         (
-            "Known library defects (shown, never timed; not failures of ango):",
+            "Known library defects (shown; not failures of ango):",
             &known.met,
         ),
         (

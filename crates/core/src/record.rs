@@ -176,8 +176,8 @@ pub struct PkRecord {
     pub timing: String,
     pub backend: String,
     /// The provider's variant when it has several of this algorithm
-    /// (libcrux: `portable`, `avx2`); absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// (libcrux: `portable`, `avx2`); null otherwise.
+    #[serde(default)]
     pub variant: Option<String>,
     pub implementation: String,
     /// Calls timed and kept (after dropping the first `dropped`).
@@ -218,7 +218,7 @@ pub struct PkSamples {
     pub timing: String,
     pub backend: String,
     /// As the record's `variant`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub variant: Option<String>,
     /// Nanoseconds per call, in the order measured.
     pub sample_ns: Vec<f64>,

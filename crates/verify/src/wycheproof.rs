@@ -100,6 +100,9 @@ pub struct Outcome {
     pub skipped: usize,
     pub acceptable: usize,
     pub failures: Vec<String>,
+    /// The tcId of every case judged (passed or failed), and of the failed.
+    pub judged_ids: Vec<u64>,
+    pub failed_ids: Vec<u64>,
 }
 
 /// Run every case of `algo` in `file` against `b`.
@@ -131,10 +134,12 @@ pub fn run(b: &dyn Backend, algo: Algorithm, file: &TestFile) -> Outcome {
                 continue;
             }
         };
+        o.judged_ids.push(c.tc_id);
         if ok {
             o.passed += 1;
         } else {
             o.failed += 1;
+            o.failed_ids.push(c.tc_id);
             o.failures.push(format!("tcId {} ({})", c.tc_id, c.result));
         }
     }
