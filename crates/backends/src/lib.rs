@@ -9,6 +9,8 @@ pub mod aws_lc;
 pub mod libcrux;
 #[cfg(feature = "libsodium")]
 pub mod libsodium;
+#[cfg(feature = "libtomcrypt")]
+pub mod libtomcrypt;
 #[cfg(feature = "openssl")]
 pub mod openssl;
 pub mod pk;
@@ -41,6 +43,8 @@ pub const PROVIDERS: &[&Provider] = &[
     &pqclean::PROVIDER,
     #[cfg(feature = "libsodium")]
     &libsodium::PROVIDER,
+    #[cfg(feature = "libtomcrypt")]
+    &libtomcrypt::PROVIDER,
     #[cfg(feature = "prims")]
     &prims::PROVIDER,
 ];
@@ -61,6 +65,8 @@ const NOT_BUILT: &[(&str, &str)] = &[
     ("pqclean", "built without the `pqclean` feature"),
     #[cfg(not(feature = "libsodium"))]
     ("libsodium", "built without the `libsodium` feature"),
+    #[cfg(not(feature = "libtomcrypt"))]
+    ("libtomcrypt", "built without the `libtomcrypt` feature"),
     #[cfg(not(feature = "ring"))]
     ("ring", "built without the `ring` feature"),
     #[cfg(not(feature = "prims"))]

@@ -37,11 +37,11 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["speed", "--algo", ""], "valid:");
     rejects(
         &["speed", "--backend", "wolfssl"],
-        "openssl, liboqs, rustcrypto, ring, aws-lc, libcrux, pqclean, libsodium, ango",
+        "openssl, liboqs, rustcrypto, ring, aws-lc, libcrux, pqclean, libsodium, libtomcrypt, ango",
     );
     rejects(
         &["pk", "--backend", "wolfssl"],
-        "openssl, liboqs, rustcrypto, ring, aws-lc, libcrux, pqclean, libsodium, ango",
+        "openssl, liboqs, rustcrypto, ring, aws-lc, libcrux, pqclean, libsodium, libtomcrypt, ango",
     );
     rejects(
         &["speed", "--unit", "furlongs"],
