@@ -21,13 +21,11 @@
 //! kept (as a TLS stack that caches a peer key would). ML-DSA has no such
 //! API here, so both timings time the same call.
 
-use ango_core::catalog::{Make, MakeKem, MakeSigner};
+use ango_core::catalog::Make;
 use ango_core::pk::prepared;
 use ango_core::{
-    AlgorithmId, Entry, Error, Hw, Kem, PkAlgorithm, PkOp, Prepared, Provider, Result, Signer,
-    SizeEntry,
+    Entry, Error, Kem, PkAlgorithm, PkOp, Prepared, Provider, Result, Signer, SizeEntry,
 };
-use std::sync::Arc;
 
 const NAME: &str = "libcrux";
 /// The crate versions Cargo.toml pins exactly.
@@ -52,37 +50,6 @@ fn no_key() -> Error {
 
 fn no_peer() -> Error {
     err("no peer public key: call set_peer first")
-}
-
-/// The two code paths of each algorithm.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Variant {
-    Portable,
-    Avx2,
-}
-
-impl Variant {
-    const ALL: [Variant; 2] = [Variant::Portable, Variant::Avx2];
-
-    fn name(self) -> &'static str {
-        match self {
-            Variant::Portable => "portable",
-            Variant::Avx2 => "avx2",
-        }
-    }
-
-    fn available(self) -> std::result::Result<(), String> {
-        match self {
-            Variant::Portable => Ok(()),
-            Variant::Avx2 => {
-                #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    return Ok(());
-                }
-                Err("libcrux's AVX2 code needs a CPU with AVX2".into())
-            }
-        }
-    }
 }
 
 macro_rules! kem {
@@ -367,33 +334,37 @@ dsa!(
     "ML-DSA-87"
 );
 
-/// The constructor of one (algorithm, variant); None for an algorithm
+/// The constructor of one (algorithm, build); None for an algorithm
 /// libcrux does not have.
-fn make(a: PkAlgorithm, v: Variant) -> Option<Make> {
+fn make(a: PkAlgorithm, avx2: bool) -> Option<Make> {
+    use crate::pk::two_builds::{kem as k, signer as s};
     use PkAlgorithm as P;
-    use Variant::{Avx2, Portable};
-    fn k<T: Kem + Default + 'static>() -> Option<Make> {
-        let f: MakeKem = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Kem>));
-        Some(Make::Kem(f))
-    }
-    fn s<T: Signer + Default + 'static>() -> Option<Make> {
-        let f: MakeSigner = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Signer>));
-        Some(Make::Signer(f))
-    }
-    match (a, v) {
-        (P::MlKem512, Portable) => k::<MlKem512Portable>(),
-        (P::MlKem768, Portable) => k::<MlKem768Portable>(),
-        (P::MlKem1024, Portable) => k::<MlKem1024Portable>(),
-        (P::MlKem512, Avx2) => k::<MlKem512Avx2>(),
-        (P::MlKem768, Avx2) => k::<MlKem768Avx2>(),
-        (P::MlKem1024, Avx2) => k::<MlKem1024Avx2>(),
-        (P::MlDsa44, Portable) => s::<MlDsa44Portable>(),
-        (P::MlDsa65, Portable) => s::<MlDsa65Portable>(),
-        (P::MlDsa87, Portable) => s::<MlDsa87Portable>(),
-        (P::MlDsa44, Avx2) => s::<MlDsa44Avx2>(),
-        (P::MlDsa65, Avx2) => s::<MlDsa65Avx2>(),
-        (P::MlDsa87, Avx2) => s::<MlDsa87Avx2>(),
+    match (a, avx2) {
+        (P::MlKem512, false) => k::<MlKem512Portable>(),
+        (P::MlKem768, false) => k::<MlKem768Portable>(),
+        (P::MlKem1024, false) => k::<MlKem1024Portable>(),
+        (P::MlKem512, true) => k::<MlKem512Avx2>(),
+        (P::MlKem768, true) => k::<MlKem768Avx2>(),
+        (P::MlKem1024, true) => k::<MlKem1024Avx2>(),
+        (P::MlDsa44, false) => s::<MlDsa44Portable>(),
+        (P::MlDsa65, false) => s::<MlDsa65Portable>(),
+        (P::MlDsa87, false) => s::<MlDsa87Portable>(),
+        (P::MlDsa44, true) => s::<MlDsa44Avx2>(),
+        (P::MlDsa65, true) => s::<MlDsa65Avx2>(),
+        (P::MlDsa87, true) => s::<MlDsa87Avx2>(),
         _ => None,
+    }
+}
+
+fn implementation(a: PkAlgorithm, avx2: bool) -> String {
+    let crate_name = match a.family() {
+        "ML-KEM" => "libcrux-ml-kem 0.0.11",
+        _ => "libcrux-ml-dsa 0.0.11",
+    };
+    if avx2 {
+        format!("{crate_name} avx2 (simd256: AVX2 intrinsics)")
+    } else {
+        format!("{crate_name} portable (no SIMD)")
     }
 }
 
@@ -412,36 +383,13 @@ fn provider_version() -> String {
 }
 
 fn provider_entries() -> Vec<Entry> {
-    let avx2 = Variant::Avx2.available().is_ok();
-    let mut v = Vec::new();
-    for &a in PkAlgorithm::ALL {
-        for var in Variant::ALL {
-            let Some(make) = make(a, var) else { continue };
-            let crate_name = match a.family() {
-                "ML-KEM" => "libcrux-ml-kem 0.0.11",
-                _ => "libcrux-ml-dsa 0.0.11",
-            };
-            v.push(Entry {
-                algorithm: AlgorithmId::Pk(a),
-                provider: &PROVIDER,
-                variant: var.name().into(),
-                // The AVX2 code where it runs, as the crate's own dispatch
-                // would choose.
-                auto: (var == Variant::Avx2) == avx2,
-                implementation: match var {
-                    Variant::Portable => format!("{crate_name} portable (no SIMD)"),
-                    Variant::Avx2 => format!("{crate_name} avx2 (simd256: AVX2 intrinsics)"),
-                },
-                needs: match var {
-                    Variant::Portable => Vec::new(),
-                    Variant::Avx2 => vec!["avx2"],
-                },
-                hw: vec![Hw::On],
-                hw_note: "public-key points run with every CPU feature".into(),
-                available: var.available(),
-                make,
-            });
-        }
-    }
-    v
+    crate::pk::two_builds::entries(
+        &PROVIDER,
+        &crate::pk::two_builds::Builds {
+            portable: "portable",
+            whose: "libcrux's",
+            make,
+            implementation,
+        },
+    )
 }

@@ -20,11 +20,8 @@
 //! (keys from its own keygen are not checked, and no timed call is). The C API keeps no state
 //! between calls, so `operation` and `api-call` time the same call.
 
-use ango_core::catalog::{Make, MakeKem, MakeSigner};
-use ango_core::{
-    AlgorithmId, Entry, Error, Hw, Kem, PkAlgorithm, Provider, Result, Signer, SizeEntry,
-};
-use std::sync::Arc;
+use ango_core::catalog::Make;
+use ango_core::{Entry, Error, Kem, PkAlgorithm, Provider, Result, Signer, SizeEntry};
 
 const NAME: &str = "pqclean";
 /// The crate versions Cargo.toml pins exactly (each bundles its PQClean
@@ -53,36 +50,6 @@ fn check_len(what: &str, alg: &str, want: usize, got: usize) -> Result<()> {
         Err(err(format!(
             "{alg} {what}: expected {want} bytes, got {got}"
         )))
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Variant {
-    Clean,
-    Avx2,
-}
-
-impl Variant {
-    const ALL: [Variant; 2] = [Variant::Clean, Variant::Avx2];
-
-    fn name(self) -> &'static str {
-        match self {
-            Variant::Clean => "clean",
-            Variant::Avx2 => "avx2",
-        }
-    }
-
-    fn available(self) -> std::result::Result<(), String> {
-        match self {
-            Variant::Clean => Ok(()),
-            Variant::Avx2 => {
-                #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    return Ok(());
-                }
-                Err("PQClean's AVX2 code needs an x86-64 CPU with AVX2".into())
-            }
-        }
     }
 }
 
@@ -395,40 +362,47 @@ dsa!(
     "ML-DSA-87"
 );
 
-fn k<T: Kem + Default + 'static>() -> Option<Make> {
-    let f: MakeKem = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Kem>));
-    Some(Make::Kem(f))
-}
-
-fn s<T: Signer + Default + 'static>() -> Option<Make> {
-    let f: MakeSigner = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Signer>));
-    Some(Make::Signer(f))
-}
-
-/// The constructor of one (algorithm, variant); None for an algorithm
+/// The constructor of one (algorithm, build); None for an algorithm
 /// PQClean does not have here.
-fn make(a: PkAlgorithm, v: Variant) -> Option<Make> {
+fn make(a: PkAlgorithm, avx2: bool) -> Option<Make> {
+    use crate::pk::two_builds::{kem as k, signer as s};
     use PkAlgorithm as P;
-    match (a, v) {
-        (P::MlKem512, Variant::Clean) => k::<MlKem512Clean>(),
-        (P::MlKem768, Variant::Clean) => k::<MlKem768Clean>(),
-        (P::MlKem1024, Variant::Clean) => k::<MlKem1024Clean>(),
-        (P::MlDsa44, Variant::Clean) => s::<MlDsa44Clean>(),
-        (P::MlDsa65, Variant::Clean) => s::<MlDsa65Clean>(),
-        (P::MlDsa87, Variant::Clean) => s::<MlDsa87Clean>(),
+    match (a, avx2) {
+        (P::MlKem512, false) => k::<MlKem512Clean>(),
+        (P::MlKem768, false) => k::<MlKem768Clean>(),
+        (P::MlKem1024, false) => k::<MlKem1024Clean>(),
+        (P::MlDsa44, false) => s::<MlDsa44Clean>(),
+        (P::MlDsa65, false) => s::<MlDsa65Clean>(),
+        (P::MlDsa87, false) => s::<MlDsa87Clean>(),
         #[cfg(target_arch = "x86_64")]
-        (P::MlKem512, Variant::Avx2) => k::<MlKem512Avx2>(),
+        (P::MlKem512, true) => k::<MlKem512Avx2>(),
         #[cfg(target_arch = "x86_64")]
-        (P::MlKem768, Variant::Avx2) => k::<MlKem768Avx2>(),
+        (P::MlKem768, true) => k::<MlKem768Avx2>(),
         #[cfg(target_arch = "x86_64")]
-        (P::MlKem1024, Variant::Avx2) => k::<MlKem1024Avx2>(),
+        (P::MlKem1024, true) => k::<MlKem1024Avx2>(),
         #[cfg(target_arch = "x86_64")]
-        (P::MlDsa44, Variant::Avx2) => s::<MlDsa44Avx2>(),
+        (P::MlDsa44, true) => s::<MlDsa44Avx2>(),
         #[cfg(target_arch = "x86_64")]
-        (P::MlDsa65, Variant::Avx2) => s::<MlDsa65Avx2>(),
+        (P::MlDsa65, true) => s::<MlDsa65Avx2>(),
         #[cfg(target_arch = "x86_64")]
-        (P::MlDsa87, Variant::Avx2) => s::<MlDsa87Avx2>(),
+        (P::MlDsa87, true) => s::<MlDsa87Avx2>(),
         _ => None,
+    }
+}
+
+fn implementation(a: PkAlgorithm, avx2: bool) -> String {
+    let prefix = match a {
+        PkAlgorithm::MlKem512 => "PQCLEAN_MLKEM512",
+        PkAlgorithm::MlKem768 => "PQCLEAN_MLKEM768",
+        PkAlgorithm::MlKem1024 => "PQCLEAN_MLKEM1024",
+        PkAlgorithm::MlDsa44 => "PQCLEAN_MLDSA44",
+        PkAlgorithm::MlDsa65 => "PQCLEAN_MLDSA65",
+        _ => "PQCLEAN_MLDSA87",
+    };
+    if avx2 {
+        format!("{prefix}_AVX2_* (AVX2 C and assembly)")
+    } else {
+        format!("{prefix}_CLEAN_* (portable C)")
     }
 }
 
@@ -447,40 +421,13 @@ fn provider_version() -> String {
 }
 
 fn provider_entries() -> Vec<Entry> {
-    let avx2 = Variant::Avx2.available().is_ok();
-    let mut v = Vec::new();
-    for &a in PkAlgorithm::ALL {
-        for var in Variant::ALL {
-            let Some(make) = make(a, var) else { continue };
-            let prefix = match a {
-                PkAlgorithm::MlKem512 => "PQCLEAN_MLKEM512",
-                PkAlgorithm::MlKem768 => "PQCLEAN_MLKEM768",
-                PkAlgorithm::MlKem1024 => "PQCLEAN_MLKEM1024",
-                PkAlgorithm::MlDsa44 => "PQCLEAN_MLDSA44",
-                PkAlgorithm::MlDsa65 => "PQCLEAN_MLDSA65",
-                _ => "PQCLEAN_MLDSA87",
-            };
-            v.push(Entry {
-                algorithm: AlgorithmId::Pk(a),
-                provider: &PROVIDER,
-                variant: var.name().into(),
-                // The AVX2 code where it runs, as the crates' own dispatch
-                // would choose.
-                auto: (var == Variant::Avx2) == avx2,
-                implementation: match var {
-                    Variant::Clean => format!("{prefix}_CLEAN_* (portable C)"),
-                    Variant::Avx2 => format!("{prefix}_AVX2_* (AVX2 C and assembly)"),
-                },
-                needs: match var {
-                    Variant::Clean => Vec::new(),
-                    Variant::Avx2 => vec!["avx2"],
-                },
-                hw: vec![Hw::On],
-                hw_note: "public-key points run with every CPU feature".into(),
-                available: var.available(),
-                make,
-            });
-        }
-    }
-    v
+    crate::pk::two_builds::entries(
+        &PROVIDER,
+        &crate::pk::two_builds::Builds {
+            portable: "clean",
+            whose: "PQClean's",
+            make,
+            implementation,
+        },
+    )
 }

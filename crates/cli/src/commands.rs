@@ -885,7 +885,7 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
     let mut failed = 0;
     let mut known = Known::default();
     println!(
-        "{:<20} {:<11} {:>6} {:>6} {:>10} {:>12}",
+        "{:<20} {:<17} {:>6} {:>6} {:>10} {:>12}",
         "algorithm", "backend", "pass", "fail", "acceptable", "unsupported"
     );
     for a in ango_verify::wycheproof_pk::algorithms(&file) {
@@ -895,7 +895,7 @@ fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
             let e = ango_verify::pk::explain_file(b, a, &c, &file);
             failed += e.unexplained.len();
             println!(
-                "{:<20} {:<11} {:>6} {:>6} {:>10} {:>12}",
+                "{:<20} {:<17} {:>6} {:>6} {:>10} {:>12}",
                 a.name(),
                 b.0.label(),
                 c.passed,
@@ -972,7 +972,7 @@ fn verify_pk(known: &mut Known) -> usize {
     use ango_core::PkAlgorithm;
     let mut failed = 0;
     println!(
-        "\n{:<24} {:<11} public-key checks (round trip, tampering, sizes) and Wycheproof",
+        "\n{:<24} {:<17} public-key checks (round trip, tampering, sizes) and Wycheproof",
         "algorithm", "backend"
     );
     let mut rng = ango_verify::cross::Rng::new(0x706b_7665_7269);
@@ -980,7 +980,7 @@ fn verify_pk(known: &mut Known) -> usize {
         let mut avail: Vec<EntryBackend> = Vec::new();
         for entry in ango_backends::catalog().of(AlgorithmId::Pk(a)) {
             if let Err(why) = &entry.available {
-                println!("{:<24} {:<11} unavailable: {why}", a.name(), entry.label());
+                println!("{:<24} {:<17} unavailable: {why}", a.name(), entry.label());
                 continue;
             }
             avail.push(EntryBackend(entry));
@@ -996,7 +996,7 @@ fn verify_pk(known: &mut Known) -> usize {
             };
             failed += usize::from(!e.all_explained());
             println!(
-                "{:<24} {:<11} {status} {}/{} checks{}",
+                "{:<24} {:<17} {status} {}/{} checks{}",
                 a.name(),
                 b.0.label(),
                 checked.passed,
@@ -1017,7 +1017,7 @@ fn verify_pk(known: &mut Known) -> usize {
             let (passed, fails) = ango_verify::pk::cross_checks(&refs, a);
             failed += usize::from(!fails.is_empty());
             println!(
-                "{:<24} {:<11} {} {}/{} ordered pairs of libraries agree",
+                "{:<24} {:<17} {} {}/{} ordered pairs of libraries agree",
                 a.name(),
                 "cross",
                 if fails.is_empty() { "pass" } else { "FAIL" },

@@ -58,3 +58,76 @@ mod tests {
         }
     }
 }
+
+/// A public-key library built twice, portable and AVX2 (libcrux, PQClean):
+/// the two builds are variants of one provider, called by name so each
+/// record says which ran.
+#[cfg(any(feature = "libcrux", feature = "pqclean"))]
+pub(crate) mod two_builds {
+    use ango_core::catalog::{Make, MakeKem, MakeSigner};
+    use ango_core::{AlgorithmId, Entry, Hw, Kem, PkAlgorithm, Provider, Signer};
+    use std::sync::Arc;
+
+    /// What a provider tells about itself.
+    pub(crate) struct Builds {
+        /// The portable build's variant name (`portable`, `clean`).
+        pub portable: &'static str,
+        /// Who needs AVX2, for the unavailability reason (`libcrux's`).
+        pub whose: &'static str,
+        /// The constructor of (algorithm, AVX2 build?); None where the
+        /// library lacks the algorithm.
+        pub make: fn(PkAlgorithm, bool) -> Option<Make>,
+        /// The implementation label of (algorithm, AVX2 build?).
+        pub implementation: fn(PkAlgorithm, bool) -> String,
+    }
+
+    pub(crate) fn kem<T: Kem + Default + 'static>() -> Option<Make> {
+        let f: MakeKem = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Kem>));
+        Some(Make::Kem(f))
+    }
+
+    pub(crate) fn signer<T: Signer + Default + 'static>() -> Option<Make> {
+        let f: MakeSigner = Arc::new(|| Ok(Box::new(T::default()) as Box<dyn Signer>));
+        Some(Make::Signer(f))
+    }
+
+    fn avx2_here() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return true;
+        }
+        false
+    }
+
+    /// Two entries per algorithm the library has; the AVX2 one is the
+    /// automatic variant where the CPU has AVX2 (as the library's own
+    /// dispatch would choose), else the portable one.
+    pub(crate) fn entries(p: &'static Provider, b: &Builds) -> Vec<Entry> {
+        let avx2 = avx2_here();
+        let mut v = Vec::new();
+        for &a in PkAlgorithm::ALL {
+            for simd in [false, true] {
+                let Some(make) = (b.make)(a, simd) else {
+                    continue;
+                };
+                v.push(Entry {
+                    algorithm: AlgorithmId::Pk(a),
+                    provider: p,
+                    variant: if simd { "avx2" } else { b.portable }.into(),
+                    auto: simd == avx2,
+                    implementation: (b.implementation)(a, simd),
+                    needs: if simd { vec!["avx2"] } else { Vec::new() },
+                    hw: vec![Hw::On],
+                    hw_note: "public-key points run with every CPU feature".into(),
+                    available: if !simd || avx2 {
+                        Ok(())
+                    } else {
+                        Err(format!("{} AVX2 code needs a CPU with AVX2", b.whose))
+                    },
+                    make,
+                });
+            }
+        }
+        v
+    }
+}
