@@ -54,7 +54,7 @@ fn check_len(what: &str, alg: &str, want: usize, got: usize) -> Result<()> {
 }
 
 macro_rules! kem {
-    ($ty:ident, $ffi:path, $kp:ident, $enc:ident, $dec:ident, $pk:expr, $sk:expr, $ct:expr, $alg:literal) => {
+    ($ty:ident, $ffi:path, $kp:ident, $derand:ident, $enc:ident, $dec:ident, $pk:expr, $sk:expr, $ct:expr, $alg:literal) => {
         #[derive(Default)]
         struct $ty {
             sk: Option<Vec<u8>>,
@@ -71,6 +71,23 @@ macro_rules! kem {
                 let rc = unsafe { f::$kp(pk.as_mut_ptr(), sk.as_mut_ptr()) };
                 if rc != 0 {
                     return Err(err(format!("{} keypair returned {rc}", $alg)));
+                }
+                self.sk = Some(sk);
+                Ok(pk)
+            }
+
+            /// ML-KEM.KeyGen_internal(d, z) from the 64-byte d‖z
+            /// (PQClean's `crypto_kem_keypair_derand`, whose coins are
+            /// d then z).
+            fn keygen_from_seed(&mut self, seed: &[u8]) -> Result<Vec<u8>> {
+                self.sk = None;
+                check_len("seed d||z", $alg, 64, seed.len())?;
+                let (mut pk, mut sk) = (vec![0u8; $pk], vec![0u8; $sk]);
+                // SAFETY: FFI; both buffers have the sizes the C API
+                // writes, the seed the 64 bytes it reads.
+                let rc = unsafe { $derand(pk.as_mut_ptr(), sk.as_mut_ptr(), seed.as_ptr()) };
+                if rc != 0 {
+                    return Err(err(format!("{} keypair_derand returned {rc}", $alg)));
                 }
                 self.sk = Some(sk);
                 Ok(pk)
@@ -134,10 +151,50 @@ macro_rules! kem {
 
 use pqcrypto_mlkem::ffi as kf;
 
+// PQClean's seeded key generation: in the crate's static library (kem.c)
+// but not declared by its `ffi` module.
+extern "C" {
+    fn PQCLEAN_MLKEM512_CLEAN_crypto_kem_keypair_derand(
+        pk: *mut u8,
+        sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+    fn PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair_derand(
+        pk: *mut u8,
+        sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+    fn PQCLEAN_MLKEM1024_CLEAN_crypto_kem_keypair_derand(
+        pk: *mut u8,
+        sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+}
+
+#[cfg(target_arch = "x86_64")]
+extern "C" {
+    fn PQCLEAN_MLKEM512_AVX2_crypto_kem_keypair_derand(
+        pk: *mut u8,
+        sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+    fn PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair_derand(
+        pk: *mut u8,
+        sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+    fn PQCLEAN_MLKEM1024_AVX2_crypto_kem_keypair_derand(
+        pk: *mut u8,
+        sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+}
+
 kem!(
     MlKem512Clean,
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM512_CLEAN_crypto_kem_keypair,
+    PQCLEAN_MLKEM512_CLEAN_crypto_kem_keypair_derand,
     PQCLEAN_MLKEM512_CLEAN_crypto_kem_enc,
     PQCLEAN_MLKEM512_CLEAN_crypto_kem_dec,
     kf::PQCLEAN_MLKEM512_CLEAN_CRYPTO_PUBLICKEYBYTES,
@@ -149,6 +206,7 @@ kem!(
     MlKem768Clean,
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair,
+    PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair_derand,
     PQCLEAN_MLKEM768_CLEAN_crypto_kem_enc,
     PQCLEAN_MLKEM768_CLEAN_crypto_kem_dec,
     kf::PQCLEAN_MLKEM768_CLEAN_CRYPTO_PUBLICKEYBYTES,
@@ -160,6 +218,7 @@ kem!(
     MlKem1024Clean,
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM1024_CLEAN_crypto_kem_keypair,
+    PQCLEAN_MLKEM1024_CLEAN_crypto_kem_keypair_derand,
     PQCLEAN_MLKEM1024_CLEAN_crypto_kem_enc,
     PQCLEAN_MLKEM1024_CLEAN_crypto_kem_dec,
     kf::PQCLEAN_MLKEM1024_CLEAN_CRYPTO_PUBLICKEYBYTES,
@@ -172,6 +231,7 @@ kem!(
     MlKem512Avx2,
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM512_AVX2_crypto_kem_keypair,
+    PQCLEAN_MLKEM512_AVX2_crypto_kem_keypair_derand,
     PQCLEAN_MLKEM512_AVX2_crypto_kem_enc,
     PQCLEAN_MLKEM512_AVX2_crypto_kem_dec,
     kf::PQCLEAN_MLKEM512_AVX2_CRYPTO_PUBLICKEYBYTES,
@@ -184,6 +244,7 @@ kem!(
     MlKem768Avx2,
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair,
+    PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair_derand,
     PQCLEAN_MLKEM768_AVX2_crypto_kem_enc,
     PQCLEAN_MLKEM768_AVX2_crypto_kem_dec,
     kf::PQCLEAN_MLKEM768_AVX2_CRYPTO_PUBLICKEYBYTES,
@@ -196,6 +257,7 @@ kem!(
     MlKem1024Avx2,
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM1024_AVX2_crypto_kem_keypair,
+    PQCLEAN_MLKEM1024_AVX2_crypto_kem_keypair_derand,
     PQCLEAN_MLKEM1024_AVX2_crypto_kem_enc,
     PQCLEAN_MLKEM1024_AVX2_crypto_kem_dec,
     kf::PQCLEAN_MLKEM1024_AVX2_CRYPTO_PUBLICKEYBYTES,
