@@ -346,6 +346,64 @@ fn list_env_and_verify() {
         out.contains("x25519_test.json 264/264") && out.contains("mlkem_768_test.json 201/201"),
         "{out}"
     );
+    // The symmetric checks before timing run Wycheproof's AEAD files too;
+    // LibTomCrypt's ChaCha20-Poly1305 fails one case, a known defect.
+    assert!(
+        out.contains("Wycheproof chacha20_poly1305_test.json 316/316")
+            && out.contains("Wycheproof xchacha20_poly1305_test.json")
+            && out.contains("Wycheproof aes_ccm_test.json"),
+        "{out}"
+    );
+    assert!(
+        known.contains("libtomcrypt chacha20-poly1305 fails verification")
+            && known.contains("chacha20_poly1305_test.json#3"),
+        "{known}"
+    );
+}
+
+#[test]
+fn a_symmetric_known_defect_is_shown_first_and_not_timed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("r");
+    let a = ango()
+        .args([
+            "speed",
+            "--algo",
+            "chacha20-poly1305",
+            "--backend",
+            "libtomcrypt,openssl",
+            "--sizes",
+            "64",
+            "--time",
+            "0.02",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    let first = out.lines().next().unwrap_or("");
+    assert!(first.starts_with("Known library defects"), "{out}");
+    assert!(
+        out.contains("libtomcrypt chacha20-poly1305 fails verification")
+            && out.contains("chacha20_poly1305_test.json#3"),
+        "{out}"
+    );
+    let results = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    assert!(results.lines().count() >= 1, "{results}");
+    assert!(
+        !results.contains("\"backend\":\"libtomcrypt\""),
+        "{results}"
+    );
+    let findings = std::fs::read_to_string(dir.join("findings.jsonl")).unwrap();
+    assert_eq!(
+        findings
+            .lines()
+            .filter(|l| l.contains("libtomcrypt-chachapoly-empty-message-aad"))
+            .count(),
+        1,
+        "{findings}"
+    );
 }
 
 #[cfg(unix)]

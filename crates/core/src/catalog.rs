@@ -321,6 +321,9 @@ impl crate::traits::Backend for EntryBackend<'_> {
     fn implementation(&self, _algo: Algorithm, _hw: Hw) -> String {
         self.0.implementation.clone()
     }
+    fn label(&self) -> String {
+        self.0.label()
+    }
     fn child_env(&self, hw: Hw) -> Option<Vec<(&'static str, String)>> {
         (self.0.provider.worker_env)(hw)
     }

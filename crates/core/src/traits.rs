@@ -53,6 +53,12 @@ pub trait Backend: Sync {
     /// records and `ango list`).
     fn implementation(&self, algo: Algorithm, hw: Hw) -> String;
 
+    /// How checks and findings name it: the provider, with the variant for
+    /// a provider that has several (`ango[aes/vaes512+ghash/vpclmul512]`).
+    fn label(&self) -> String {
+        self.name().to_string()
+    }
+
     /// Whether the `hw` setting must be applied in a child process with a
     /// particular environment (OpenSSL reads `OPENSSL_ia32cap` once, at
     /// start-up). Returns the environment variables to set.

@@ -398,20 +398,32 @@ pub fn defect(backend: &str, algorithm: &str, m: &DefectMatch) -> Finding {
     ))
 }
 
-/// The known library defects recorded in a run's events (`pk_check` events
-/// with matches), as findings, in the order met.
+/// The known library defects recorded in a run's events (`pk_check` and
+/// `kat` events with matches), as findings, in the order met.
 pub fn defects_in_events(events: &[serde_json::Value]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for e in events.iter().filter(|e| e["type"] == "pk_check") {
+    let mut seen: Vec<(String, String, String)> = Vec::new();
+    for e in events
+        .iter()
+        .filter(|e| e["type"] == "pk_check" || e["type"] == "kat")
+    {
         let (Some(b), Some(a)) = (e["backend"].as_str(), e["algorithm"].as_str()) else {
             continue;
         };
-        if PkAlgorithm::parse(a).is_err() {
+        if PkAlgorithm::parse(a).is_err() && ango_core::Algorithm::parse(a).is_err() {
             continue;
         }
         let known: Vec<DefectMatch> =
             serde_json::from_value(e["known"].clone()).unwrap_or_default();
-        out.extend(known.iter().map(|m| defect(b, a, m)));
+        for m in known {
+            // Once per (backend, algorithm, defect): a symmetric pair is
+            // checked again under each hardware setting.
+            let key = (b.to_string(), a.to_string(), m.id.clone());
+            if !seen.contains(&key) {
+                out.push(defect(b, a, &m));
+                seen.push(key);
+            }
+        }
     }
     out
 }

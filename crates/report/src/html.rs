@@ -243,7 +243,7 @@ fn events_section(events: &[serde_json::Value]) -> String {
     let mut out = String::new();
     let kats: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "kat").collect();
     if !kats.is_empty() {
-        out.push_str("<h2>Known-answer tests (run before timing, in the same process)</h2><table><tr><th>backend</th><th>algorithm</th><th>hw</th><th>result</th><th>what the library saw</th></tr>");
+        out.push_str("<h2>Known-answer tests and Wycheproof (run before timing, in the same process)</h2><table><tr><th>backend</th><th>algorithm</th><th>hw</th><th>result</th><th>what the library saw</th></tr>");
         for k in kats {
             let ok = k["ok"].as_bool().unwrap_or(false);
             let _ = write!(
@@ -257,7 +257,11 @@ fn events_section(events: &[serde_json::Value]) -> String {
                 k["failures"]
                     .as_array()
                     .map(|f| f.iter().filter_map(|x| x.as_str()).map(|x| format!("<br>{}", escape(x))).collect::<String>())
-                    .unwrap_or_default(),
+                    .unwrap_or_default()
+                    + &k["known"]
+                        .as_array()
+                        .map(|f| f.iter().filter_map(|m| m["id"].as_str()).map(|x| format!("<br>known library defect {} (not timed)", escape(x))).collect::<String>())
+                        .unwrap_or_default(),
                 escape(k["library_cpu_view"].as_str().unwrap_or("–"))
             );
         }

@@ -17,10 +17,20 @@ pub enum Event {
         backend: String,
         algorithm: Algorithm,
         hw: Hw,
+        /// Whether the pair was timed: its known answers and Wycheproof's
+        /// cases passed.
         ok: bool,
         summary: String,
+        /// Failures no known library defect explains.
         failures: Vec<String>,
         library_cpu_view: Option<String>,
+        /// Known library defects that explain the other failures, each with
+        /// every failing case id (the pair is not timed).
+        #[serde(default)]
+        known: Vec<DefectMatch>,
+        /// Known defects of this library version that did not reproduce.
+        #[serde(default)]
+        not_reproduced: Vec<String>,
     },
     /// One measured point, with all its samples.
     Point {

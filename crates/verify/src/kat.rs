@@ -199,6 +199,81 @@ pub fn run_cases(backend: &dyn Backend, algo: Algorithm, cases: &[(String, Case)
     r
 }
 
+/// Everything checked before a symmetric pair is timed: ango's built-in
+/// known answers, then (AEADs) every case of the vendored upstream
+/// Wycheproof files, with the failures divided between known library
+/// defects (`vectors/known-defects.toml`) and the rest.
+#[derive(Clone, Debug, Default)]
+pub struct BeforeTiming {
+    pub kat: KatReport,
+    pub wycheproof: crate::wycheproof::Checked,
+    pub explained: crate::defects::Explained,
+}
+
+impl BeforeTiming {
+    /// The pair may be timed: its known answers pass and no Wycheproof case
+    /// failed (a known defect is shown, never timed).
+    pub fn ok(&self) -> bool {
+        self.kat.ok() && self.wycheproof.failures.is_empty()
+    }
+
+    /// Whether every reason not to time it is a known library defect.
+    pub fn only_known_defects(&self) -> bool {
+        self.kat.ok() && self.explained.unexplained.is_empty() && !self.explained.known.is_empty()
+    }
+
+    /// Short form for records: "pass 12/12; Wycheproof chacha20_poly1305_test.json 300/300".
+    pub fn summary(&self) -> String {
+        let mut s = self.kat.summary();
+        if !self.wycheproof.summary.is_empty() {
+            s.push_str(&format!(
+                "; Wycheproof {}",
+                self.wycheproof.summary.join(", ")
+            ));
+        }
+        s
+    }
+
+    /// Failures no known defect explains, one line each (known-answer ones,
+    /// then Wycheproof's with their case ids).
+    pub fn unexplained(&self) -> Vec<String> {
+        let mut v = self.kat.failures.clone();
+        if v.is_empty() && !self.kat.ok() {
+            v.push(format!("known-answer tests: {}", self.kat.summary()));
+        }
+        v.extend(
+            self.explained
+                .unexplained
+                .iter()
+                .map(|f| format!("{} [{}]", f.text, f.case)),
+        );
+        v
+    }
+}
+
+/// The checks before timing `algo` with `backend` (see [`BeforeTiming`]).
+pub fn before_timing(backend: &dyn Backend, algo: Algorithm) -> Result<BeforeTiming> {
+    let kat = run(backend, algo)?;
+    let wycheproof = if algo.kind() == Kind::Aead {
+        crate::wycheproof::checks_in(crate::wycheproof::builtin_files(), backend, algo)
+    } else {
+        crate::wycheproof::Checked::default()
+    };
+    let explained = crate::defects::explain(
+        crate::defects::builtin(),
+        &backend.label(),
+        &backend.version(),
+        algo.name(),
+        &wycheproof.failures,
+        &wycheproof.ran,
+    );
+    Ok(BeforeTiming {
+        kat,
+        wycheproof,
+        explained,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -146,6 +146,75 @@ pub fn run(b: &dyn Backend, algo: Algorithm, file: &TestFile) -> Outcome {
     o
 }
 
+/// The upstream AEAD files vendored under `vectors/wycheproof/` (their
+/// commits in its SOURCE.md), run before any symmetric pair is timed.
+pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "aes_gcm_test.json",
+        include_str!("../../../vectors/wycheproof/aes_gcm_test.json"),
+    ),
+    (
+        "aes_ccm_test.json",
+        include_str!("../../../vectors/wycheproof/aes_ccm_test.json"),
+    ),
+    (
+        "chacha20_poly1305_test.json",
+        include_str!("../../../vectors/wycheproof/chacha20_poly1305_test.json"),
+    ),
+    (
+        "xchacha20_poly1305_test.json",
+        include_str!("../../../vectors/wycheproof/xchacha20_poly1305_test.json"),
+    ),
+];
+
+/// The built-in files, parsed once: (file name, parsed).
+pub fn builtin_files() -> &'static [(&'static str, TestFile)] {
+    static FILES: std::sync::OnceLock<Vec<(&'static str, TestFile)>> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        BUILTIN
+            .iter()
+            .map(|(n, t)| (*n, parse(n, t).expect("built-in Wycheproof files parse")))
+            .collect()
+    })
+}
+
+/// What the files found for one (backend, algorithm): failures with their
+/// case ids (`<file>#<tcId>`), every judged case's id, and a summary per
+/// file that has cases of the algorithm.
+#[derive(Clone, Debug, Default)]
+pub struct Checked {
+    pub passed: usize,
+    pub failures: Vec<ango_core::CaseFailure>,
+    pub ran: Vec<String>,
+    pub summary: Vec<String>,
+}
+
+/// Run every case of `algo` in `files` against `b`.
+pub fn checks_in(files: &[(&str, TestFile)], b: &dyn Backend, algo: Algorithm) -> Checked {
+    let mut c = Checked::default();
+    for (name, f) in files {
+        if !f.cases.iter().any(|x| x.algorithm == algo) {
+            continue;
+        }
+        let o = run(b, algo, f);
+        let id = |tc: &u64| format!("{name}#{tc}");
+        c.passed += o.passed;
+        c.ran.extend(o.judged_ids.iter().map(id));
+        for (tc, text) in o.failed_ids.iter().zip(&o.failures) {
+            c.failures.push(ango_core::CaseFailure::new(
+                id(tc),
+                format!("Wycheproof {name} {text}"),
+            ));
+        }
+        let mut s = format!("{name} {}/{}", o.passed, o.passed + o.failed);
+        if o.skipped > 0 {
+            s.push_str(&format!(" ({} with lengths its API lacks)", o.skipped));
+        }
+        c.summary.push(s);
+    }
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +233,26 @@ mod tests {
         assert_eq!(f.unsupported, vec!["AES-GCM with 192-bit keys".to_string()]);
         assert!(parse("t", "[]").is_err());
         assert!(parse("t", "nonsense").is_err());
+    }
+
+    #[test]
+    fn every_builtin_file_has_cases_of_its_algorithms() {
+        let files = builtin_files();
+        assert_eq!(files.len(), BUILTIN.len());
+        for a in [
+            Algorithm::Aes128Gcm,
+            Algorithm::Aes256Gcm,
+            Algorithm::Aes128Ccm,
+            Algorithm::Aes256Ccm,
+            Algorithm::ChaCha20Poly1305,
+            Algorithm::XChaCha20Poly1305,
+        ] {
+            assert!(
+                files
+                    .iter()
+                    .any(|(_, f)| f.cases.iter().any(|c| c.algorithm == a)),
+                "no built-in Wycheproof case for {a}"
+            );
+        }
     }
 }
