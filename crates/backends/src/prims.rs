@@ -356,6 +356,7 @@ fn provider_entries() -> Vec<Entry> {
             hw: vec![Hw::On],
             hw_note: "ango's variants are chosen by name, not by OPENSSL_ia32cap".into(),
             available,
+            untimed: Vec::new(),
             make: make.unwrap_or_else(|why| unavailable(algo, why)),
         });
     };

@@ -9,18 +9,29 @@
 //! which parses the public key on every call: it has no prepared form, so
 //! `timing: operation` and `api-call` time the same call.
 //!
-//! What ring cannot do here, each said in `ango list`: X25519 keys are
-//! ephemeral only (`agree_ephemeral` consumes the private key), so the
-//! decapsulation seed 003 times, with a kept key pair, cannot be expressed;
-//! RSA key generation does not exist in ring; AES-CCM, AES-CTR/ECB, ChaCha20
-//! and XChaCha20-Poly1305 have no public API; and ring picks its code by
-//! CPU with no switch, so `--hw off` is not offered.
+//! X25519 runs through `agreement`: a key pair is an
+//! `EphemeralPrivateKey`, which `agree_ephemeral` consumes, so each key
+//! pair decapsulates once (as a TLS client's does) and decapsulation is
+//! checked but never timed; key generation and encapsulation (a fresh
+//! ephemeral key and one agreement) are timed. Known-answer tests give ring
+//! a Wycheproof private key through its test RNG (`ring::test::rand`,
+//! deprecated and hidden, used for nothing else): ring has no import of an
+//! X25519 private key. RSA is verify-only (ring makes no RSA keys): RSASSA-
+//! PSS with SHA-256, MGF1-SHA-256 and a 32-byte salt
+//! (`RSA_PSS_2048_8192_SHA256`), the key taken from the SubjectPublicKeyInfo
+//! other providers hand out; its checks and timings verify key pairs and
+//! signatures made by another provider, named in each record.
+//!
+//! What ring cannot do here, each said in `ango list`: AES-CCM, AES-CTR/ECB,
+//! ChaCha20 and XChaCha20-Poly1305 have no public API; and ring picks its
+//! code by CPU with no switch, so `--hw off` is not offered.
 
 use ango_core::{
-    Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, PkAlgorithm, PkBackend, PkKind, Provider,
-    Result, SizeEntry, Unavailable,
+    Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, PkAlgorithm, PkBackend, PkKind, PkOp,
+    Provider, Result, SizeEntry, Unavailable,
 };
 use ring::aead::{Aad, LessSafeKey, Nonce, Tag, UnboundKey};
+use ring::agreement;
 use ring::rand::SystemRandom;
 use ring::signature::{self as sig, KeyPair as _};
 
@@ -338,6 +349,157 @@ impl ango_core::Signer for Ed25519Signer {
     }
 }
 
+/// X25519 as a KEM: keygen keeps an ephemeral private key, encaps makes a
+/// fresh one and agrees with the peer's public value (its public key is the
+/// ciphertext), decaps agrees with the kept key, consuming it.
+#[derive(Default)]
+struct X25519Kem {
+    key: Option<agreement::EphemeralPrivateKey>,
+    peer: Option<Vec<u8>>,
+}
+
+fn x25519_pair(
+    rng: &dyn ring::rand::SecureRandom,
+) -> Result<(agreement::EphemeralPrivateKey, Vec<u8>)> {
+    let k = agreement::EphemeralPrivateKey::generate(&agreement::X25519, rng)
+        .map_err(|_| err("X25519 keygen"))?;
+    let pk = k
+        .compute_public_key()
+        .map_err(|_| err("X25519 public key"))?
+        .as_ref()
+        .to_vec();
+    Ok((k, pk))
+}
+
+fn x25519_agree(k: agreement::EphemeralPrivateKey, peer: &[u8]) -> Result<Vec<u8>> {
+    agreement::agree_ephemeral(
+        k,
+        &agreement::UnparsedPublicKey::new(&agreement::X25519, peer),
+        |s| s.to_vec(),
+    )
+    .map_err(|_| err("X25519 agreement rejected the public value"))
+}
+
+impl ango_core::Kem for X25519Kem {
+    fn keygen(&mut self) -> Result<Vec<u8>> {
+        let (k, pk) = x25519_pair(&SystemRandom::new())?;
+        self.key = Some(k);
+        Ok(pk)
+    }
+
+    fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
+        self.peer = None;
+        if pk.len() != 32 {
+            return Err(err(format!(
+                "X25519 public key: expected 32 bytes, got {}",
+                pk.len()
+            )));
+        }
+        self.peer = Some(pk.to_vec());
+        Ok(())
+    }
+
+    fn encaps(&mut self) -> Result<(Vec<u8>, Vec<u8>)> {
+        let peer = self.peer.as_ref().ok_or_else(no_peer)?;
+        let (k, ct) = x25519_pair(&SystemRandom::new())?;
+        Ok((ct, x25519_agree(k, peer)?))
+    }
+
+    fn decaps(&mut self, ct: &[u8]) -> Result<Vec<u8>> {
+        let k = self.key.take().ok_or_else(|| {
+            err("no key pair: ring's X25519 private key is used by one agreement; call keygen")
+        })?;
+        x25519_agree(k, ct)
+    }
+
+    fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
+        // ring never exposes the private key; it is the 32-byte scalar.
+        Ok(vec![SizeEntry::new("secret_key", "raw", 32)])
+    }
+
+    fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
+        if sk.len() != 32 {
+            return Err(err(format!(
+                "X25519 private key: expected 32 bytes, got {}",
+                sk.len()
+            )));
+        }
+        // ring imports no X25519 private key; its generate() draws the 32
+        // scalar bytes from the RNG, so its test RNG, returning `sk`, makes
+        // exactly that key. Known-answer tests only; never timed.
+        #[allow(deprecated)]
+        let rng = ring::test::rand::FixedSliceRandom { bytes: sk };
+        let k = agreement::EphemeralPrivateKey::generate(&agreement::X25519, &rng)
+            .map_err(|_| err("X25519 key from bytes"))?;
+        self.key = Some(k);
+        Ok(())
+    }
+}
+
+/// rsaEncryption (PKCS #1), the algorithm of an RSA SubjectPublicKeyInfo.
+const RSA_ENCRYPTION: spki::ObjectIdentifier =
+    spki::ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
+
+/// RSASSA-PSS verification only: ring makes no RSA keys.
+#[derive(Default)]
+struct RsaVerifier {
+    /// The peer's PKCS#1 RSAPublicKey, from its SubjectPublicKeyInfo.
+    peer: Option<Vec<u8>>,
+}
+
+fn no_rsa_keys() -> Error {
+    Error::Unsupported("ring makes no RSA keys and does not sign without one".into())
+}
+
+impl ango_core::Signer for RsaVerifier {
+    fn keygen(&mut self) -> Result<Vec<u8>> {
+        Err(no_rsa_keys())
+    }
+
+    fn sign(&mut self, _msg: &[u8]) -> Result<Vec<u8>> {
+        Err(no_rsa_keys())
+    }
+
+    fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
+        self.peer = None;
+        let info = spki::SubjectPublicKeyInfoRef::try_from(pk)
+            .map_err(|e| err(format!("RSA public key: not a SubjectPublicKeyInfo ({e})")))?;
+        if info.algorithm.oid != RSA_ENCRYPTION {
+            return Err(err(format!(
+                "RSA public key: algorithm {} is not rsaEncryption",
+                info.algorithm.oid
+            )));
+        }
+        let key = info
+            .subject_public_key
+            .as_bytes()
+            .ok_or_else(|| err("RSA public key: BIT STRING with unused bits"))?;
+        self.peer = Some(key.to_vec());
+        Ok(())
+    }
+
+    fn verify(&mut self, msg: &[u8], s: &[u8]) -> Result<bool> {
+        let key = self.peer.as_ref().ok_or_else(no_peer)?;
+        Ok(
+            sig::UnparsedPublicKey::new(&sig::RSA_PSS_2048_8192_SHA256, key)
+                .verify(msg, s)
+                .is_ok(),
+        )
+    }
+
+    fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
+        Ok(Vec::new())
+    }
+
+    fn signature_encoding(&self) -> &'static str {
+        "rsa-pss-sha256"
+    }
+
+    fn public_key_encoding(&self) -> &'static str {
+        "spki-der"
+    }
+}
+
 impl PkBackend for RingPk {
     fn name(&self) -> &'static str {
         NAME
@@ -349,17 +511,11 @@ impl PkBackend for RingPk {
 
     fn availability(&self, algo: PkAlgorithm) -> Result<(), Unavailable> {
         match algo {
-            PkAlgorithm::P256 | PkAlgorithm::Ed25519 => Ok(()),
-            PkAlgorithm::X25519 => Err(Unavailable(
-                "ring's X25519 keys are ephemeral only (agree_ephemeral consumes the private \
-                 key): the decapsulation with a kept key pair that seed 003 times cannot be \
-                 expressed"
-                    .into(),
-            )),
-            PkAlgorithm::Rsa2048 | PkAlgorithm::Rsa3072 => Err(Unavailable(
-                "ring cannot generate RSA keys (it signs and verifies with keys made elsewhere)"
-                    .into(),
-            )),
+            PkAlgorithm::P256
+            | PkAlgorithm::Ed25519
+            | PkAlgorithm::X25519
+            | PkAlgorithm::Rsa2048
+            | PkAlgorithm::Rsa3072 => Ok(()),
             _ => Err(Unavailable(format!(
                 "ring has no {} (it has X25519, ECDSA P-256/P-384, Ed25519 and RSA)",
                 algo.family()
@@ -375,12 +531,46 @@ impl PkBackend for RingPk {
             PkAlgorithm::Ed25519 => {
                 format!("{VERSION} Ed25519 (verify parses the key every call)")
             }
+            PkAlgorithm::X25519 => format!(
+                "{VERSION} agreement::X25519 (EphemeralPrivateKey + agree_ephemeral; a key pair \
+                 decapsulates once)"
+            ),
+            PkAlgorithm::Rsa2048 | PkAlgorithm::Rsa3072 => format!(
+                "{VERSION} RSA_PSS_2048_8192_SHA256 verify only (MGF1-SHA-256, 32-byte salt; \
+                 parses the key every call)"
+            ),
             _ => "none".into(),
         }
     }
 
     fn kem(&self, algo: PkAlgorithm) -> Result<Box<dyn ango_core::Kem>> {
-        Err(err(format!("ring has no {algo} KEM here")))
+        match algo {
+            PkAlgorithm::X25519 => Ok(Box::new(X25519Kem::default())),
+            _ => Err(err(format!("ring has no {algo} KEM here"))),
+        }
+    }
+
+    fn untimed_ops(&self, algo: PkAlgorithm) -> Vec<(PkOp, String)> {
+        match algo {
+            PkAlgorithm::X25519 => vec![(
+                PkOp::Decaps,
+                "ring's X25519 private key is ephemeral: agree_ephemeral consumes it, so a kept \
+                 key pair cannot decapsulate twice (checked once per key pair, never timed)"
+                    .into(),
+            )],
+            PkAlgorithm::Rsa2048 | PkAlgorithm::Rsa3072 => [PkOp::Keygen, PkOp::Sign]
+                .into_iter()
+                .map(|op| {
+                    (
+                        op,
+                        "ring makes no RSA keys (it signs and verifies with keys made elsewhere); \
+                         it is checked and timed verifying another provider's keys and signatures"
+                            .into(),
+                    )
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     fn signer(&self, algo: PkAlgorithm) -> Result<Box<dyn ango_core::Signer>> {
@@ -391,6 +581,7 @@ impl PkBackend for RingPk {
         Ok(match algo {
             PkAlgorithm::P256 => Box::new(P256Signer::default()),
             PkAlgorithm::Ed25519 => Box::new(Ed25519Signer::default()),
+            PkAlgorithm::Rsa2048 | PkAlgorithm::Rsa3072 => Box::new(RsaVerifier::default()),
             _ => return Err(err(format!("{algo}: no signature implementation"))),
         })
     }

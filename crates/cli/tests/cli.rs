@@ -729,6 +729,61 @@ fn pk_times_every_call_and_keeps_the_samples() {
 }
 
 #[test]
+fn untimed_operations_are_said_and_never_timed() {
+    let a = ango()
+        .args([
+            "pk",
+            "--algo",
+            "x25519,rsa-2048",
+            "--backend",
+            "ring",
+            "--iterations",
+            "5",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let v: Vec<ango_core::PkRecord> = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    let ops: Vec<(&str, &str)> = v
+        .iter()
+        .filter(|r| r.timing == "operation")
+        .map(|r| (r.algorithm.as_str(), r.operation.as_str()))
+        .collect();
+    assert_eq!(
+        ops,
+        vec![
+            ("x25519", "keygen"),
+            ("x25519", "encaps"),
+            ("rsa-2048", "verify")
+        ]
+    );
+    let rsa = v.iter().find(|r| r.algorithm == "rsa-2048").unwrap();
+    assert!(
+        rsa.method.contains("were made by openssl") && rsa.verify.contains("made by openssl"),
+        "{} / {}",
+        rsa.method,
+        rsa.verify
+    );
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(
+        err.contains("skip ring x25519: decaps not timed: ")
+            && err.contains("skip ring rsa-2048: keygen, sign not timed: "),
+        "{err}"
+    );
+    let list = ango().arg("list").assert().success();
+    let out = String::from_utf8_lossy(&list.get_output().stdout).to_string();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("x25519 ") && l.contains(" ring "))
+        .unwrap();
+    assert!(
+        line.contains("available") && line.contains("decaps not timed"),
+        "{line}"
+    );
+}
+
+#[test]
 fn an_unexplained_failure_fails_verify_beside_the_known_defects() {
     // Corrupt one case the known defects do not list (a valid signature's
     // last byte) in a copy that keeps the file's name: the defects stay

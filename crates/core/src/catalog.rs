@@ -131,6 +131,9 @@ pub struct Entry {
     pub hw_note: String,
     /// Whether it runs on this machine, and why not.
     pub available: std::result::Result<(), String>,
+    /// Public-key operations it lacks or cannot repeat, with why: never
+    /// timed (see `PkBackend::untimed_ops`).
+    pub untimed: Vec<(crate::pk::PkOp, String)>,
     pub make: Make,
 }
 
@@ -160,6 +163,22 @@ impl Entry {
         } else {
             self.provider.name.to_string()
         }
+    }
+
+    /// Its untimed operations (`untimed`) as "keygen, sign not timed: why"
+    /// lines, operations with the same reason together.
+    pub fn untimed_lines(&self, wanted: impl Fn(crate::pk::PkOp) -> bool) -> Vec<String> {
+        let mut groups: Vec<(Vec<String>, &str)> = Vec::new();
+        for (op, why) in self.untimed.iter().filter(|(o, _)| wanted(*o)) {
+            match groups.iter_mut().find(|(_, w)| *w == why.as_str()) {
+                Some((ops, _)) => ops.push(op.to_string()),
+                None => groups.push((vec![op.to_string()], why)),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(ops, why)| format!("{} not timed: {why}", ops.join(", ")))
+            .collect()
     }
 
     /// Whether it can be measured under `hw` here, and why not.
@@ -291,6 +310,21 @@ impl Catalog {
     pub fn runnable(&self, a: AlgorithmId) -> Vec<&Entry> {
         self.of(a).filter(|e| e.available.is_ok()).collect()
     }
+
+    /// Where a signer without key generation gets its key pairs and
+    /// signatures for checks and timing: the first provider's automatic
+    /// entry of `a` that runs here and makes keys and signatures itself.
+    pub fn key_source(&self, a: PkAlgorithm) -> Option<&Entry> {
+        let makes = |e: &&Entry| {
+            e.available.is_ok()
+                && e.auto
+                && !e
+                    .untimed
+                    .iter()
+                    .any(|(op, _)| matches!(op, crate::pk::PkOp::Keygen | crate::pk::PkOp::Sign))
+        };
+        self.of(AlgorithmId::Pk(a)).find(makes)
+    }
 }
 
 /// An entry seen through the per-algorithm interfaces ([`Backend`],
@@ -369,6 +403,9 @@ impl crate::pk::PkBackend for EntryBackend<'_> {
     fn signer(&self, _algo: PkAlgorithm) -> Result<Box<dyn Signer>> {
         self.0.signer()
     }
+    fn untimed_ops(&self, _algo: PkAlgorithm) -> Vec<(crate::pk::PkOp, String)> {
+        self.0.untimed.clone()
+    }
 }
 
 use crate::traits::Unavailable;
@@ -412,6 +449,7 @@ pub fn entries_of_backend(
                 hw,
                 hw_note,
                 available,
+                untimed: Vec::new(),
                 make,
             }
         })
@@ -441,6 +479,7 @@ pub fn entries_of_pk_backend(
                 hw: vec![Hw::On],
                 hw_note: "public-key points run with every CPU feature".into(),
                 available: b.availability(a).map_err(|u| u.0),
+                untimed: b.untimed_ops(a),
                 make,
             }
         })
@@ -462,6 +501,7 @@ pub fn unbuilt_pk_entries(p: &'static Provider, why: &'static str) -> Vec<Entry>
             hw: vec![Hw::On],
             hw_note: String::new(),
             available: Err(why.to_string()),
+            untimed: Vec::new(),
             make: match a.kind() {
                 crate::pk::PkKind::Kem => Make::Kem(Arc::new(move || Err(Error::usage(why)))),
                 crate::pk::PkKind::Sig => Make::Signer(Arc::new(move || Err(Error::usage(why)))),

@@ -449,6 +449,15 @@ pub trait PkBackend: Sync {
     }
     /// A signature instance (signature algorithms only).
     fn signer(&self, algo: PkAlgorithm) -> Result<Box<dyn Signer>>;
+    /// Operations of `algo` this library lacks or cannot repeat with one
+    /// kept key (ring's X25519 key is consumed by its one agreement; ring
+    /// makes no RSA keys), each with the reason. They are never timed; a
+    /// signer without key generation is checked and timed with key pairs
+    /// and signatures made by another provider (see `key_source`).
+    fn untimed_ops(&self, algo: PkAlgorithm) -> Vec<(PkOp, String)> {
+        let _ = algo;
+        Vec::new()
+    }
 }
 
 /// An instance of one (backend, algorithm): KEM or signature by the

@@ -8,7 +8,7 @@
 //! what it produced. A failing pair is reported and not timed.
 
 use crate::event::{Event, Sink};
-use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkKind, PkOp, Timing};
+use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkKind, PkOp, Signer, Timing};
 use ango_core::{
     AlgorithmId, EntryBackend, Error, PkRecord, PkSamples, Provider, Result, SCHEMA_VERSION,
 };
@@ -16,7 +16,7 @@ use ango_harness::measure::{stop_requested, timer_overhead_ns};
 use ango_harness::stats::Summary;
 use ango_harness::CycleCounter;
 use ango_verify::cross::Rng;
-use ango_verify::pk::{all_checks, cross_checks, summary_line};
+use ango_verify::pk::{all_checks, cross_checks, key_source, lacks_keygen, summary_line};
 use std::time::{Duration, Instant};
 
 pub const SUITE: &str = "pk";
@@ -64,11 +64,16 @@ impl PkSpec {
                 for e in entries {
                     match &e.available {
                         Ok(()) => {
+                            let wanted = |o: &PkOp| self.ops.contains(o);
+                            for line in e.untimed_lines(|o| wanted(&o)) {
+                                plan.skip.push((e.label(), a, line));
+                            }
                             let ops: Vec<PkOp> = a
                                 .ops()
                                 .iter()
                                 .copied()
-                                .filter(|o| self.ops.contains(o))
+                                .filter(wanted)
+                                .filter(|o| e.untimed.iter().all(|(u, _)| u != o))
                                 .collect();
                             if !ops.is_empty() {
                                 plan.run.push((EntryBackend(e), a, ops));
@@ -244,6 +249,13 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
             continue;
         }
         let mut inst = Inst::new(b, *a)?;
+        // A verify-only signer (ring's RSA) verifies key pairs and
+        // signatures made by another provider, named in each record.
+        let source = lacks_keygen(b, *a).then(|| key_source(*a)).flatten();
+        let mut maker = match &source {
+            Some(src) => Some(src.signer(*a)?),
+            None => None,
+        };
         let library_version = b.version();
         for (op, timing) in ops
             .iter()
@@ -252,7 +264,16 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
             if stop_requested() {
                 return Ok(PkOutcome { interrupted: true });
             }
-            let measured = measure_op(&mut inst, op, timing, &msg, &cc, spec.iterations, max);
+            let measured = measure_op(
+                &mut inst,
+                &mut maker,
+                op,
+                timing,
+                &msg,
+                &cc,
+                spec.iterations,
+                max,
+            );
             let (ns, cy, cut, hoisted) = match measured {
                 Ok(x) => x,
                 Err(e) => {
@@ -323,7 +344,15 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                     } else {
                         timing_note(timing, hoisted)
                     },
-                    if matches!(op, PkOp::Sign | PkOp::Verify) {
+                    if let Some(src) = &source {
+                        format!(
+                            "{}; the key pair and signature verified were made by {} ({} \
+                             makes no {a} keys)",
+                            message_note(spec.message_bytes),
+                            src.label(),
+                            b.0.label()
+                        )
+                    } else if matches!(op, PkOp::Sign | PkOp::Verify) {
                         message_note(spec.message_bytes)
                     } else {
                         "inputs fixed before timing (one key pair, one ciphertext)".into()
@@ -383,8 +412,10 @@ type Measured = (Vec<f64>, Vec<u64>, bool, bool);
 
 /// Set up the inputs of `op` (untimed) and time it, with `timing`'s
 /// calls: the library's prepared operation, or the whole API call.
+#[allow(clippy::too_many_arguments)]
 fn measure_op(
     inst: &mut Inst,
+    maker: &mut Option<Box<dyn Signer>>,
     op: PkOp,
     timing: Timing,
     msg: &[u8],
@@ -405,8 +436,10 @@ fn measure_op(
             (ct, ss, Vec::new())
         }
         (Inst::Sig(s), PkOp::Sign | PkOp::Verify) => {
-            let pk = s.keygen()?;
-            let sig = s.sign(msg)?;
+            let (pk, sig) = match maker {
+                Some(m) => (m.keygen()?, m.sign(msg)?),
+                None => (s.keygen()?, s.sign(msg)?),
+            };
             s.set_peer(&pk)?;
             (Vec::new(), Vec::new(), sig)
         }

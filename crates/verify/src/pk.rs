@@ -7,7 +7,8 @@
 
 use crate::cross::Rng;
 use crate::wycheproof_pk::{self, PkFile};
-use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance, PkKind, SizeEntry};
+use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance, PkKind, PkOp, Signer, SizeEntry};
+use ango_core::EntryBackend;
 use ango_core::{CaseFailure, Result};
 
 /// The signed message of the round-trip checks, in bytes.
@@ -28,6 +29,9 @@ pub struct Checked {
     pub summary: Vec<String>,
     /// The sizes of what the round trip produced.
     pub sizes: Vec<SizeEntry>,
+    /// For a verify-only signer: the provider whose key pairs and
+    /// signatures it was checked with.
+    pub keys_from: Option<String>,
 }
 
 impl Checked {
@@ -50,6 +54,7 @@ impl Checked {
         self.unsupported += other.unsupported;
         self.summary.extend(other.summary);
         self.sizes.extend(other.sizes);
+        self.keys_from = self.keys_from.take().or(other.keys_from);
     }
 }
 
@@ -62,8 +67,48 @@ fn flip(v: &[u8], bit: usize) -> Vec<u8> {
     w
 }
 
+/// Whether `b` lacks key generation for `a` (a verify-only signer): its
+/// key pairs and signatures then come from [`key_source`].
+pub fn lacks_keygen(b: &dyn PkBackend, a: PkAlgorithm) -> bool {
+    b.untimed_ops(a)
+        .iter()
+        .any(|(op, _)| matches!(op, PkOp::Keygen | PkOp::Sign))
+}
+
+/// The provider whose key pairs and signatures a verify-only signer of
+/// `a` is checked and timed with.
+pub fn key_source(a: PkAlgorithm) -> Option<EntryBackend<'static>> {
+    ango_backends::catalog().key_source(a).map(EntryBackend)
+}
+
+/// For a verify-only `b`: a signer of [`key_source`] to make its key pairs
+/// and signatures, with that provider's name.
+fn donor(b: &dyn PkBackend, a: PkAlgorithm) -> Result<Option<(Box<dyn Signer>, String)>> {
+    if !lacks_keygen(b, a) {
+        return Ok(None);
+    }
+    let src = key_source(a).ok_or_else(|| {
+        ango_core::Error::Unsupported(format!(
+            "{} makes no {a} keys and no other provider here does",
+            b.label()
+        ))
+    })?;
+    Ok(Some((src.signer(a)?, src.label())))
+}
+
+/// A new key pair's public key, from the donor if there is one.
+fn keygen_by(s: &mut dyn Signer, d: &mut Option<(Box<dyn Signer>, String)>) -> Result<Vec<u8>> {
+    match d {
+        Some((m, _)) => m.keygen(),
+        None => s.keygen(),
+    }
+}
+
 /// ango's own checks of one (backend, algorithm): round trip, tampering,
-/// implicit rejection, key pairs that differ; and the sizes.
+/// implicit rejection, key pairs that differ; and the sizes. Each KEM key
+/// pair decapsulates once (ring's X25519 key is consumed by its one
+/// agreement); a verify-only signer verifies key pairs and signatures made
+/// by [`key_source`].
 pub fn check(b: &dyn PkBackend, a: PkAlgorithm, rng: &mut Rng) -> Checked {
     let mut c = Checked::default();
     match PkInstance::new(b, a) {
@@ -76,27 +121,19 @@ pub fn check(b: &dyn PkBackend, a: PkAlgorithm, rng: &mut Rng) -> Checked {
                 let pk = k.keygen()?;
                 k.set_peer(&pk)?;
                 let (ct, ss) = k.encaps()?;
+                let (ct_b, ss_b) = k.encaps()?;
                 let ss2 = k.decaps(&ct)?;
                 c.ok(
                     ss == ss2 && !ss.is_empty(),
                     "round-trip",
                     "decaps(encaps) gives the encapsulated secret",
                 );
-                let (ct_b, ss_b) = k.encaps()?;
                 c.ok(
                     ss_b != ss && ct_b != ct,
                     "fresh-encaps",
                     "two encapsulations differ",
                 );
-                // Any bit but the very last: X25519 ignores the top bit of a
-                // public value (and the hybrid ends with one).
-                let bit = (rng.next_u64() as usize) % (8 * ct.len() - 1);
-                let bad = k.decaps(&flip(&ct, bit))?;
-                c.ok(
-                    bad != ss,
-                    "implicit-rejection",
-                    "a ciphertext with one bit flipped yields another secret (implicit rejection)",
-                );
+                let sizes = k.key_sizes()?;
                 let pk2 = k.keygen()?;
                 c.ok(pk2 != pk, "fresh-keys", "two key pairs differ");
                 let ss3 = k.decaps(&ct)?;
@@ -105,11 +142,24 @@ pub fn check(b: &dyn PkBackend, a: PkAlgorithm, rng: &mut Rng) -> Checked {
                     "other-key",
                     "another key pair decapsulates to another secret",
                 );
+                // A third key pair for the tampered ciphertext. Any bit but
+                // the very last: X25519 ignores the top bit of a public
+                // value (and the hybrid ends with one).
+                let pk3 = k.keygen()?;
+                k.set_peer(&pk3)?;
+                let (ct3, ss_3) = k.encaps()?;
+                let bit = (rng.next_u64() as usize) % (8 * ct3.len() - 1);
+                let bad = k.decaps(&flip(&ct3, bit))?;
+                c.ok(
+                    bad != ss_3,
+                    "implicit-rejection",
+                    "a ciphertext with one bit flipped yields another secret (implicit rejection)",
+                );
                 c.sizes.push(SizeEntry::new("public_key", "raw", pk.len()));
                 c.sizes.push(SizeEntry::new("ciphertext", "raw", ct.len()));
                 c.sizes
                     .push(SizeEntry::new("shared_secret", "raw", ss.len()));
-                c.sizes.extend(k.key_sizes()?);
+                c.sizes.extend(sizes);
                 Ok(())
             })();
             if let Err(e) = r {
@@ -122,8 +172,16 @@ pub fn check(b: &dyn PkBackend, a: PkAlgorithm, rng: &mut Rng) -> Checked {
                 let msg: Vec<u8> = (0..CHECK_MESSAGE_BYTES)
                     .map(|_| rng.next_u64() as u8)
                     .collect();
-                let pk = s.keygen()?;
-                let sig = s.sign(&msg)?;
+                let mut d = donor(b, a)?;
+                let pk = keygen_by(s.as_mut(), &mut d)?;
+                let sig = match &mut d {
+                    Some((m, _)) => m.sign(&msg)?,
+                    None => s.sign(&msg)?,
+                };
+                let (pk_enc, sig_enc) = match &d {
+                    Some((m, _)) => (m.public_key_encoding(), m.signature_encoding()),
+                    None => (s.public_key_encoding(), s.signature_encoding()),
+                };
                 s.set_peer(&pk)?;
                 c.ok(
                     s.verify(&msg, &sig)?,
@@ -145,24 +203,23 @@ pub fn check(b: &dyn PkBackend, a: PkAlgorithm, rng: &mut Rng) -> Checked {
                     "truncated-signature",
                     "a truncated signature is rejected",
                 );
-                let pk2 = s.keygen()?;
+                let sizes = if d.is_none() {
+                    s.key_sizes()?
+                } else {
+                    Vec::new()
+                };
+                let pk2 = keygen_by(s.as_mut(), &mut d)?;
                 s.set_peer(&pk2)?;
                 c.ok(
                     !s.verify(&msg, &sig)?,
                     "other-key",
                     "another key pair's public key rejects it",
                 );
-                c.sizes.push(SizeEntry::new(
-                    "public_key",
-                    s.public_key_encoding(),
-                    pk.len(),
-                ));
-                c.sizes.push(SizeEntry::new(
-                    "signature",
-                    s.signature_encoding(),
-                    sig.len(),
-                ));
-                c.sizes.extend(s.key_sizes()?);
+                c.keys_from = d.map(|(_, name)| name);
+                c.sizes.push(SizeEntry::new("public_key", pk_enc, pk.len()));
+                c.sizes
+                    .push(SizeEntry::new("signature", sig_enc, sig.len()));
+                c.sizes.extend(sizes);
                 Ok(())
             })();
             if let Err(e) = r {
@@ -300,6 +357,9 @@ pub fn summary_line(c: &Checked) -> String {
     } else {
         format!("FAIL {}/{}", c.failures.len(), c.passed + c.failures.len())
     };
+    if let Some(from) = &c.keys_from {
+        s.push_str(&format!(" (keys and signatures made by {from})"));
+    }
     if !c.summary.is_empty() {
         s.push_str(&format!("; Wycheproof {}", c.summary.join(", ")));
     }
@@ -316,7 +376,8 @@ pub fn cross_checks(backends: &[&dyn PkBackend], a: PkAlgorithm) -> (usize, Vec<
     let msg = b"ango cross-library check";
     for x in backends {
         for y in backends {
-            if x.name() == y.name() {
+            // A verify-only signer makes no keys: it is only ever `y`.
+            if x.name() == y.name() || (a.kind() == PkKind::Sig && lacks_keygen(*x, a)) {
                 continue;
             }
             let r = (|| -> Result<bool> {

@@ -124,6 +124,7 @@ pub(crate) mod two_builds {
                     } else {
                         Err(format!("{} AVX2 code needs a CPU with AVX2", b.whose))
                     },
+                    untimed: Vec::new(),
                     make,
                 });
             }
