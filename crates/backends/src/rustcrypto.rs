@@ -9,7 +9,7 @@
 //! measures `hw off` only, its software paths; in a normal build `hw on` only.
 
 use aes::cipher::{
-    consts::{U12, U13, U14, U16, U4, U6, U7, U8},
+    consts::{U10, U11, U12, U13, U14, U16, U4, U6, U7, U8, U9},
     generic_array::GenericArray,
     BlockDecrypt, BlockEncrypt, InnerIvInit, KeyInit, KeyIvInit, StreamCipher, StreamCipherSeek,
 };
@@ -88,31 +88,52 @@ fn boxed<A: AeadInPlace + 'static>(inner: A, nonce_len: usize, tag_len: usize) -
     })
 }
 
-/// CCM is generic over (tag, nonce) sizes; these are the ones the vectors and
-/// measurements use.
+/// CCM is generic over (tag, nonce) sizes: every pair SP 800-38C allows
+/// (nonces of 7–13 bytes, tags of 4–16 bytes in steps of 2) is
+/// instantiated, so the adapter refuses only what the standard does.
 fn ccm<C>(key: &[u8], nonce_len: usize, tag_len: usize) -> Result<Box<dyn Aead>>
 where
     C: BlockEncrypt + BlockDecrypt + KeyInit + aes::cipher::BlockCipher<BlockSize = U16> + 'static,
 {
-    macro_rules! pick {
-        ($( ($n:literal, $t:literal, $N:ty, $T:ty) ),*) => {
-            match (nonce_len, tag_len) {
-                $( ($n, $t) => Ok(boxed(
+    macro_rules! tags {
+        ($N:ty, [$( ($t:literal, $T:ty) ),*]) => {
+            match tag_len {
+                $( $t => Ok(boxed(
                     ccm::Ccm::<C, $T, $N>::new_from_slice(key).map_err(|_| err("bad key length"))?,
                     nonce_len, tag_len)), )*
                 _ => Err(err(format!(
-                    "CCM with a {nonce_len}-byte nonce and {tag_len}-byte tag is not instantiated"))),
+                    "CCM tag length {tag_len} bytes; valid: 4, 6, 8, 10, 12, 14, 16"))),
             }
         };
     }
-    pick!(
-        (7, 4, U7, U4),
-        (8, 6, U8, U6),
-        (12, 8, U12, U8),
-        (13, 14, U13, U14),
-        (12, 16, U12, U16),
-        (13, 16, U13, U16),
-        (7, 16, U7, U16)
+    macro_rules! nonces {
+        ([$( ($n:literal, $N:ty) ),*], $tags:tt) => {
+            match nonce_len {
+                $( $n => tags!($N, $tags), )*
+                _ => Err(err(format!(
+                    "CCM nonce length {nonce_len} bytes; valid: 7 to 13"))),
+            }
+        };
+    }
+    nonces!(
+        [
+            (7, U7),
+            (8, U8),
+            (9, U9),
+            (10, U10),
+            (11, U11),
+            (12, U12),
+            (13, U13)
+        ],
+        [
+            (4, U4),
+            (6, U6),
+            (8, U8),
+            (10, U10),
+            (12, U12),
+            (14, U14),
+            (16, U16)
+        ]
     )
 }
 

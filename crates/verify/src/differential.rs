@@ -1,6 +1,9 @@
-//! Differential checks of ango's own variants: each SIMD variant against the
-//! portable one, and the AEADs against OpenSSL. The fuzz targets in `fuzz/`
-//! call these on raw fuzzer input; inputs that ever failed are kept in
+//! Differential checks over every provider of each algorithm: ango's SIMD
+//! variants against its portable ones, and every implementation in the
+//! catalog (the libraries and ango's variants) against one another —
+//! ChaCha20, AES-ECB/CTR, and the AEADs, whose wrong tags must be refused
+//! and right ones accepted. The fuzz targets in `fuzz/` call these on raw
+//! fuzzer input; inputs that ever failed are kept in
 //! `fuzz/regressions/<target>/` and replayed by the test suite.
 
 use ango_core::{Algorithm, AlgorithmId, Entry};
@@ -15,6 +18,7 @@ pub const TARGETS: &[&str] = &[
     "aes",
     "chacha20-poly1305",
     "aes-gcm",
+    "aes-ccm",
 ];
 
 fn take<'a>(data: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
@@ -52,7 +56,11 @@ pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
                     ));
                 }
             }
-            Ok(())
+            // Every provider's ChaCha20: the IV is the block counter
+            // (little-endian) followed by the nonce.
+            let mut iv = ctr.to_le_bytes().to_vec();
+            iv.extend_from_slice(nonce);
+            ciphers_agree(Algorithm::ChaCha20, key, &iv, data, &want)
         }
         "poly1305" => {
             let Some(key) = take(&mut data, 32) else {
@@ -109,24 +117,49 @@ pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
                     ));
                 }
             }
-            Ok(())
+            // Every provider's AES-ECB and AES-CTR (the catalog has the
+            // 128- and 256-bit ones).
+            let (ecb, ctr) = match klen {
+                16 => (Algorithm::Aes128Ecb, Algorithm::Aes128Ctr),
+                32 => (Algorithm::Aes256Ecb, Algorithm::Aes256Ctr),
+                _ => return Ok(()),
+            };
+            ciphers_agree(ecb, key, &[], &data[..whole], &e0)?;
+            ciphers_agree(ctr, key, iv, data, &c0)
         }
-        "chacha20-poly1305" | "aes-gcm" => {
-            let algo = if target == "aes-gcm" {
-                Algorithm::Aes128Gcm
-            } else {
-                Algorithm::ChaCha20Poly1305
+        "chacha20-poly1305" | "aes-gcm" | "aes-ccm" => {
+            // One byte picks the algorithm (and for CCM the nonce and tag
+            // lengths, from those SP 800-38C allows).
+            let Some(sel) = take(&mut data, 1) else {
+                return Ok(());
+            };
+            let sel = sel[0] as usize;
+            let (algo, nonce_len, tag_len) = match target {
+                "aes-gcm" => (
+                    [Algorithm::Aes128Gcm, Algorithm::Aes256Gcm][sel % 2],
+                    12,
+                    16,
+                ),
+                "aes-ccm" => (
+                    [Algorithm::Aes128Ccm, Algorithm::Aes256Ccm][sel % 2],
+                    7 + (sel >> 1) % 7,
+                    4 + 2 * ((sel >> 4) % 7),
+                ),
+                _ => match sel % 2 {
+                    0 => (Algorithm::ChaCha20Poly1305, 12, 16),
+                    _ => (Algorithm::XChaCha20Poly1305, 24, 16),
+                },
             };
             let (Some(key), Some(nonce), Some(alen)) = (
                 take(&mut data, algo.key_len()),
-                take(&mut data, 12),
+                take(&mut data, nonce_len),
                 take(&mut data, 1),
             ) else {
                 return Ok(());
             };
             let alen = (alen[0] as usize).min(data.len());
             let (aad, msg) = data.split_at(alen);
-            aead_against_openssl(algo, key, nonce, aad, msg)
+            aeads_agree(algo, key, nonce, tag_len, aad, msg)
         }
         _ => Err(format!(
             "unknown target '{target}'; valid: {}",
@@ -135,59 +168,117 @@ pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
     }
 }
 
+/// Whether a known library defect (`vectors/known-defects.toml`) concerns
+/// this entry's `algo`: such an entry is left out, since the fuzzer would
+/// only find that defect again (`ango verify` shows it).
+fn defective(e: &Entry, algo: Algorithm) -> bool {
+    let v = (e.provider.version)();
+    crate::defects::builtin()
+        .iter()
+        .any(|d| d.applies(&e.label(), &v, algo.name()))
+}
+
+/// The implementations of `algo` in the catalog that run here, the
+/// libraries before ango's own variants, without known-defective ones.
+fn every_provider(algo: Algorithm) -> Vec<&'static Entry> {
+    ango_backends::catalog()
+        .runnable(AlgorithmId::Sym(algo))
+        .into_iter()
+        .filter(|e| !defective(e, algo))
+        .collect()
+}
+
+/// Every provider's `algo` turns `data` into `want` from `iv`, and back.
+fn ciphers_agree(
+    algo: Algorithm,
+    key: &[u8],
+    iv: &[u8],
+    data: &[u8],
+    want: &[u8],
+) -> Result<(), String> {
+    for e in every_provider(algo) {
+        let mut c = e.cipher(key).map_err(|x| format!("{}: {x}", e.label()))?;
+        let mut buf = data.to_vec();
+        c.encrypt(iv, &mut buf)
+            .map_err(|x| format!("{algo} {}: {x}", e.label()))?;
+        if buf != want {
+            return Err(format!(
+                "{algo} {} differs from ango's reference ({} bytes)",
+                e.label(),
+                data.len()
+            ));
+        }
+        let mut c = e.cipher(key).map_err(|x| format!("{}: {x}", e.label()))?;
+        c.decrypt(iv, &mut buf)
+            .map_err(|x| format!("{algo} {}: {x}", e.label()))?;
+        if buf != data {
+            return Err(format!(
+                "{algo} {} does not decrypt to the input ({} bytes)",
+                e.label(),
+                data.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Every implementation of `algo` in the catalog that runs here seals the
 /// message to the same ciphertext and tag as the first (the libraries come
-/// before ango's own variants), and refuses a wrong tag. An implementation
-/// with a known defect of `algo` (`vectors/known-defects.toml`; `ango
-/// verify --wycheproof` shows it) is left out: the fuzzer would only find
-/// that defect again.
-fn aead_against_openssl(
+/// before ango's own variants), opens it again, and refuses a wrong tag.
+fn aeads_agree(
     algo: Algorithm,
     key: &[u8],
     nonce: &[u8],
+    tag_len: usize,
     aad: &[u8],
     msg: &[u8],
 ) -> Result<(), String> {
-    let defective = |e: &&Entry| {
-        let v = (e.provider.version)();
-        crate::defects::builtin()
-            .iter()
-            .any(|d| d.applies(&e.label(), &v, algo.name()))
-    };
-    let entries: Vec<&Entry> = ango_backends::catalog()
-        .runnable(AlgorithmId::Sym(algo))
-        .into_iter()
-        .filter(|e| !defective(e))
-        .collect();
+    let entries = every_provider(algo);
     let seal = |e: &Entry| -> Result<(Vec<u8>, Vec<u8>), String> {
-        let mut a = e.aead(key, 12, 16).map_err(|e| e.to_string())?;
+        let mut a = e
+            .aead(key, nonce.len(), tag_len)
+            .map_err(|x| format!("{algo} {}: {x}", e.label()))?;
         let mut buf = msg.to_vec();
-        let mut tag = vec![0u8; 16];
+        let mut tag = vec![0u8; tag_len];
         a.seal(nonce, aad, &mut buf, &mut tag)
-            .map_err(|e| e.to_string())?;
+            .map_err(|x| format!("{algo} {}: {x}", e.label()))?;
         Ok((buf, tag))
     };
-    let (reference, rest) = entries
+    let (reference, _) = entries
         .split_first()
         .ok_or_else(|| format!("no implementation of {algo} runs here"))?;
     let want = seal(reference)?;
-    for e in rest {
+    for e in &entries {
         let got = seal(e)?;
         if got != want {
             return Err(format!(
-                "{algo} {} differs from {} ({} bytes, AAD {})",
+                "{algo} {} differs from {} ({} bytes, AAD {}, nonce {}, tag {})",
                 e.label(),
                 reference.label(),
+                msg.len(),
+                aad.len(),
+                nonce.len(),
+                tag_len
+            ));
+        }
+        let open = |tag: &[u8]| -> Result<Option<Vec<u8>>, String> {
+            let mut a = e
+                .aead(key, nonce.len(), tag_len)
+                .map_err(|x| format!("{algo} {}: {x}", e.label()))?;
+            let mut out = vec![0u8; msg.len()];
+            Ok(a.open(nonce, aad, &want.0, tag, &mut out).ok().map(|_| out))
+        };
+        if open(&want.1)?.as_deref() != Some(msg) {
+            return Err(format!(
+                "{algo} {} does not open its own sealing ({} bytes, AAD {})",
+                e.label(),
                 msg.len(),
                 aad.len()
             ));
         }
-        // And the wrong tag is refused.
-        let mut a = e.aead(key, 12, 16).map_err(|e| e.to_string())?;
         let mut bad = want.1.clone();
-        bad[msg.len() % 16] ^= 1;
-        let mut out = vec![0u8; msg.len()];
-        if a.open(nonce, aad, &want.0, &bad, &mut out).is_ok() {
+        bad[msg.len() % tag_len] ^= 1;
+        if open(&bad)?.is_some() {
             return Err(format!("{algo} {} accepted a wrong tag", e.label()));
         }
     }
