@@ -1,77 +1,54 @@
 //! The providers: each library (and ango's own code) is one module that
 //! exports a [`Provider`](ango_core::Provider) listing its entries, behind
 //! a cargo feature. [`catalog`] holds every provider built into this
-//! binary; adding a library is one module and one line in [`PROVIDERS`].
+//! binary; adding a library is one module and one line in `providers!`.
 
-#[cfg(feature = "aws-lc")]
-pub mod aws_lc;
-#[cfg(feature = "libcrux")]
-pub mod libcrux;
-#[cfg(feature = "libsodium")]
-pub mod libsodium;
-#[cfg(feature = "libtomcrypt")]
-pub mod libtomcrypt;
-#[cfg(feature = "openssl")]
-pub mod openssl;
 pub mod pk;
-#[cfg(feature = "pqclean")]
-pub mod pqclean;
-#[cfg(feature = "prims")]
-pub mod prims;
-#[cfg(feature = "ring")]
-pub mod ring;
-#[cfg(feature = "rustcrypto")]
-pub mod rustcrypto;
 
 use ango_core::{Catalog, Provider};
 
-/// Every provider built into this binary, in table order.
-pub const PROVIDERS: &[&Provider] = &[
-    #[cfg(feature = "openssl")]
-    &openssl::PROVIDER,
-    #[cfg(feature = "pk-oqs")]
-    &pk::oqs::PROVIDER,
-    #[cfg(feature = "rustcrypto")]
-    &rustcrypto::PROVIDER,
-    #[cfg(feature = "ring")]
-    &ring::PROVIDER,
-    #[cfg(feature = "aws-lc")]
-    &aws_lc::PROVIDER,
-    #[cfg(feature = "libcrux")]
-    &libcrux::PROVIDER,
-    #[cfg(feature = "pqclean")]
-    &pqclean::PROVIDER,
-    #[cfg(feature = "libsodium")]
-    &libsodium::PROVIDER,
-    #[cfg(feature = "libtomcrypt")]
-    &libtomcrypt::PROVIDER,
-    #[cfg(feature = "prims")]
-    &prims::PROVIDER,
-];
+/// Declares each provider's module (behind its cargo feature) and lists it
+/// in [`PROVIDERS`] in table order, or in `NOT_BUILT` with why when the
+/// binary is built without it.
+macro_rules! providers {
+    ($( $name:literal: $module:ident if $feature:literal, )*) => {
+        $(
+            #[cfg(feature = $feature)]
+            pub mod $module;
+        )*
 
-/// Providers ango knows of but this binary was built without, with why.
-const NOT_BUILT: &[(&str, &str)] = &[
-    #[cfg(not(feature = "openssl"))]
-    ("openssl", "built without the `openssl` feature"),
-    #[cfg(not(feature = "pk-oqs"))]
-    ("liboqs", "built without the `pk-oqs` feature"),
-    #[cfg(not(feature = "rustcrypto"))]
-    ("rustcrypto", "built without the `rustcrypto` feature"),
-    #[cfg(not(feature = "aws-lc"))]
-    ("aws-lc", "built without the `aws-lc` feature"),
-    #[cfg(not(feature = "libcrux"))]
-    ("libcrux", "built without the `libcrux` feature"),
-    #[cfg(not(feature = "pqclean"))]
-    ("pqclean", "built without the `pqclean` feature"),
-    #[cfg(not(feature = "libsodium"))]
-    ("libsodium", "built without the `libsodium` feature"),
-    #[cfg(not(feature = "libtomcrypt"))]
-    ("libtomcrypt", "built without the `libtomcrypt` feature"),
-    #[cfg(not(feature = "ring"))]
-    ("ring", "built without the `ring` feature"),
-    #[cfg(not(feature = "prims"))]
-    ("ango", "built without the `prims` feature"),
-];
+        /// Every provider built into this binary, in table order.
+        pub const PROVIDERS: &[&Provider] = &[
+            $(
+                #[cfg(feature = $feature)]
+                &$module::PROVIDER,
+            )*
+        ];
+
+        /// Providers ango knows of but this binary was built without, with why.
+        const NOT_BUILT: &[(&str, &str)] = &[
+            $(
+                #[cfg(not(feature = $feature))]
+                ($name, concat!("built without the `", $feature, "` feature")),
+            )*
+        ];
+    };
+}
+
+// Adding a library: its module, its line here, its dependency and feature
+// in Cargo.toml (in `default`).
+providers! {
+    "openssl": openssl if "openssl",
+    "liboqs": liboqs if "pk-oqs",
+    "rustcrypto": rustcrypto if "rustcrypto",
+    "ring": ring if "ring",
+    "aws-lc": aws_lc if "aws-lc",
+    "libcrux": libcrux if "libcrux",
+    "pqclean": pqclean if "pqclean",
+    "libsodium": libsodium if "libsodium",
+    "libtomcrypt": libtomcrypt if "libtomcrypt",
+    "ango": prims if "prims",
+}
 
 /// The catalog of this binary, made once.
 pub fn catalog() -> &'static Catalog {
