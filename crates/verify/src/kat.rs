@@ -208,18 +208,126 @@ pub struct BeforeTiming {
     pub kat: KatReport,
     pub wycheproof: crate::wycheproof::Checked,
     pub explained: crate::defects::Explained,
+    pub cross: Agreement,
+}
+
+/// The cross-library check before timing: the pair's digest of
+/// [`CROSS_ROUNDS`] random messages ([`crate::cross::digest`]) against
+/// every other implementation of the algorithm in the catalog that runs
+/// here (those with a known defect of it left out).
+#[derive(Clone, Debug, Default)]
+pub struct Agreement {
+    /// Other implementations whose output matches, of how many.
+    pub agree: usize,
+    pub others: usize,
+    /// Those that differ (or failed to run), by label.
+    pub differ: Vec<String>,
+    /// The pair's own digest failed to run (its error).
+    pub error: Option<String>,
+}
+
+impl Agreement {
+    /// The pair agrees with most of the others (vacuously when it has none).
+    pub fn ok(&self) -> bool {
+        self.error.is_none() && (self.others == 0 || 2 * self.agree > self.others)
+    }
+
+    fn summary(&self) -> String {
+        match (&self.error, self.others) {
+            (Some(e), _) => format!("cross-library check failed to run: {e}"),
+            (None, 0) => "cross-library: no other implementation here".into(),
+            (None, n) => format!(
+                "cross-library: agrees with {}/{n} other implementations{}",
+                self.agree,
+                if self.differ.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (differs from {})", self.differ.join(", "))
+                }
+            ),
+        }
+    }
+}
+
+/// Random messages (0..=[`CROSS_MAX_LEN`] bytes, AAD 0..64 bytes) in the
+/// cross-library digest before timing.
+pub const CROSS_ROUNDS: usize = 200;
+pub const CROSS_MAX_LEN: usize = 2048;
+const CROSS_SEED: u64 = 0x6372_6f73_7321;
+
+/// Every runnable implementation's digest of `algo`, computed once per
+/// process: (entry label, digest or error).
+fn catalog_digests(algo: Algorithm) -> Vec<(String, std::result::Result<u64, String>)> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Digests = Vec<(String, std::result::Result<u64, String>)>;
+    static CACHE: OnceLock<Mutex<HashMap<Algorithm, Digests>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(d) = cache.lock().expect("not poisoned").get(&algo) {
+        return d.clone();
+    }
+    let d: Digests = ango_backends::catalog()
+        .runnable(ango_core::AlgorithmId::Sym(algo))
+        .into_iter()
+        .filter(|e| {
+            let v = (e.provider.version)();
+            !crate::defects::builtin()
+                .iter()
+                .any(|d| d.applies(&e.label(), &v, algo.name()))
+        })
+        .map(|e| {
+            let d = crate::cross::digest(
+                &ango_core::EntryBackend(e),
+                algo,
+                CROSS_ROUNDS,
+                CROSS_MAX_LEN,
+                CROSS_SEED,
+            );
+            (e.label(), d.map_err(|x| x.to_string()))
+        })
+        .collect();
+    cache.lock().expect("not poisoned").insert(algo, d.clone());
+    d
+}
+
+/// `backend`'s agreement with every other implementation of `algo`.
+pub fn agreement(backend: &dyn Backend, algo: Algorithm) -> Agreement {
+    let mut a = Agreement::default();
+    let mine = match crate::cross::digest(backend, algo, CROSS_ROUNDS, CROSS_MAX_LEN, CROSS_SEED) {
+        Ok(d) => d,
+        Err(e) => {
+            a.error = Some(e.to_string());
+            return a;
+        }
+    };
+    let me = backend.label();
+    for (label, d) in catalog_digests(algo) {
+        if label == me {
+            continue;
+        }
+        a.others += 1;
+        if d.as_ref().ok() == Some(&mine) {
+            a.agree += 1;
+        } else {
+            a.differ.push(label);
+        }
+    }
+    a
 }
 
 impl BeforeTiming {
     /// The pair may be timed: its known answers pass and no Wycheproof case
     /// failed (a known defect is shown, never timed).
     pub fn ok(&self) -> bool {
-        self.kat.ok() && self.wycheproof.failures.is_empty()
+        self.kat.ok() && self.wycheproof.failures.is_empty() && self.cross.ok()
     }
 
     /// Whether every reason not to time it is a known library defect.
     pub fn only_known_defects(&self) -> bool {
-        self.kat.ok() && self.explained.unexplained.is_empty() && !self.explained.known.is_empty()
+        self.kat.ok()
+            && self.cross.ok()
+            && self.explained.unexplained.is_empty()
+            && !self.explained.known.is_empty()
     }
 
     /// Short form for records: "pass 12/12; Wycheproof chacha20_poly1305_test.json 300/300".
@@ -231,6 +339,8 @@ impl BeforeTiming {
                 self.wycheproof.summary.join(", ")
             ));
         }
+        s.push_str("; ");
+        s.push_str(&self.cross.summary());
         s
     }
 
@@ -247,6 +357,9 @@ impl BeforeTiming {
                 .iter()
                 .map(|f| format!("{} [{}]", f.text, f.case)),
         );
+        if !self.cross.ok() {
+            v.push(self.cross.summary());
+        }
         v
     }
 }
@@ -267,10 +380,18 @@ pub fn before_timing(backend: &dyn Backend, algo: Algorithm) -> Result<BeforeTim
         &wycheproof.failures,
         &wycheproof.ran,
     );
+    // A pair with a known defect of the algorithm is never timed; its
+    // digest would only differ for that reason.
+    let cross = if explained.known.is_empty() {
+        agreement(backend, algo)
+    } else {
+        Agreement::default()
+    };
     Ok(BeforeTiming {
         kat,
         wycheproof,
         explained,
+        cross,
     })
 }
 

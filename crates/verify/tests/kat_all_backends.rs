@@ -200,3 +200,31 @@ fn wycheproof_full_files_every_implementation() {
         }
     }
 }
+
+/// The cross-library check before timing: an implementation whose output
+/// differs from the others' is caught; every implementation in the catalog
+/// (but those with a known defect of the algorithm) agrees with all others.
+#[test]
+fn cross_library_check_before_timing_catches_a_disagreeing_implementation() {
+    let a = ango_verify::kat::agreement(&AlignDependent, Algorithm::ChaCha20);
+    assert!(!a.ok(), "{a:?}");
+    assert!(
+        a.others >= 3 && a.agree == 0 && a.differ.len() == a.others,
+        "{a:?}"
+    );
+    for (e, algo) in entries() {
+        let v = (e.provider.version)();
+        if ango_verify::defects::builtin()
+            .iter()
+            .any(|d| d.applies(&e.label(), &v, algo.name()))
+        {
+            continue;
+        }
+        let r = ango_verify::kat::agreement(&EntryBackend(e), algo);
+        assert!(
+            r.ok() && r.agree == r.others && r.others >= 1,
+            "{} {algo}: {r:?}",
+            e.label()
+        );
+    }
+}
