@@ -180,7 +180,10 @@ impl TlsArgs {
             let v = match s {
                 None if self.quick => quick.to_vec(),
                 None => default.to_vec(),
-                Some(s) => PkAlgorithm::parse_list(s)?,
+                Some(s) => {
+                    ango_core::algo::list_items(s, flag, &names(ok.iter().map(|a| a.name())))?;
+                    PkAlgorithm::parse_list(s)?
+                }
             };
             for a in &v {
                 if !ok.contains(a) {
@@ -416,8 +419,8 @@ pub struct ReportArgs {
     pub format: String,
 }
 
-fn list(s: &str) -> impl Iterator<Item = &str> {
-    s.split(',').map(str::trim).filter(|x| !x.is_empty())
+fn list<'a>(s: &'a str, flag: &str, valid: &str) -> Result<Vec<&'a str>> {
+    ango_core::algo::list_items(s, flag, valid)
 }
 
 /// Sizes: "16,64,256" or "START:END:STEP" (inclusive), each 1..=256 MiB.
@@ -428,6 +431,7 @@ pub fn parse_sizes(s: &str) -> Result<Vec<usize>> {
 /// Sizes of at least `min` bytes (the latency study allows 0).
 pub fn parse_sizes_from(s: &str, min: i128) -> Result<Vec<usize>> {
     const MAX: usize = 256 << 20;
+    const MAX_SIZES: usize = 65_536;
     let what_ok = if min == 0 {
         "byte counts from 0"
     } else {
@@ -454,9 +458,18 @@ pub fn parse_sizes_from(s: &str, min: i128) -> Result<Vec<usize>> {
         if p.len() != 3 {
             return Err(bad("a range is START:END:STEP"));
         }
+        if p[2].trim().parse::<i128>() == Ok(0) {
+            return Err(bad("STEP is 0"));
+        }
         let (a, b, st) = (one(p[0])?, one(p[1])?, one(p[2])?);
         if a > b {
             return Err(bad("START is above END"));
+        }
+        if (b - a) / st >= MAX_SIZES {
+            return Err(bad(&format!(
+                "{} sizes; at most {MAX_SIZES} per run",
+                (b - a) / st + 1
+            )));
         }
         let mut x = a;
         while x <= b {
@@ -464,7 +477,11 @@ pub fn parse_sizes_from(s: &str, min: i128) -> Result<Vec<usize>> {
             x += st;
         }
     } else {
-        for x in list(s) {
+        let items = s.split(',').map(str::trim);
+        for x in items {
+            if x.is_empty() {
+                return Err(bad("an empty item in the list"));
+            }
             v.push(one(x)?);
         }
     }
@@ -542,7 +559,11 @@ impl SpeedArgs {
         let algorithms = match &self.algo {
             None => Algorithm::DEFAULT_SPEED.to_vec(),
             Some(s) => {
-                let v: Vec<Algorithm> = list(s).map(Algorithm::parse).collect::<Result<_>>()?;
+                let valid = names(Algorithm::ALL.iter().map(|a| a.name()));
+                let v: Vec<Algorithm> = list(s, "--algo", &valid)?
+                    .into_iter()
+                    .map(Algorithm::parse)
+                    .collect::<Result<_>>()?;
                 if v.is_empty() {
                     return Err(Error::usage(format!(
                         "--algo is empty; valid: {}",
@@ -598,9 +619,14 @@ impl SpeedArgs {
             Some(s) => parse_num("--retries", s, 0usize, 20)?,
             None => 2,
         };
-        let impls: Vec<String> = list(self.impls.as_deref().unwrap_or("auto"))
-            .map(String::from)
-            .collect();
+        let impls: Vec<String> = list(
+            self.impls.as_deref().unwrap_or("auto"),
+            "--impl",
+            "auto, all, or variant names such as chacha20/sse2 (see `ango list`)",
+        )?
+        .into_iter()
+        .map(String::from)
+        .collect();
         let (points, skips) =
             ango_study::speed::resolve(catalog, &algorithms, &providers, &impls, &hw)?;
         if points.is_empty() {

@@ -153,7 +153,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     };
 
     let dir = match (&a.out, is_run) {
-        (Some(p), _) => Some(ResultsDir::create_at(p)?),
+        (Some(p), _) => Some(ResultsDir::create_new(p)?),
         (None, true) => Some(ResultsDir::create_default(
             Path::new("ango-results"),
             &date,
@@ -355,7 +355,7 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
         ));
     }
     let dir = match &a.out {
-        Some(p) => Some(ResultsDir::create_at(p)?),
+        Some(p) => Some(ResultsDir::create_new(p)?),
         None => None,
     };
     install_interrupt_handler();
@@ -435,7 +435,7 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
         )));
     }
     let dir = match &a.out {
-        Some(p) => Some(ResultsDir::create_at(p)?),
+        Some(p) => Some(ResultsDir::create_new(p)?),
         None => None,
     };
     install_interrupt_handler();
@@ -524,7 +524,18 @@ fn compare_cmd(a: &CompareArgs) -> Result<i32> {
     let sb = Selector::parse(&a.b)?;
     let ra = load(&sa)?;
     let rb = load(&sb)?;
+    sa.check(&ra, "A")?;
+    sb.check(&rb, "B")?;
     let rows = compare::compare(&ra, &sa, &rb, &sb);
+    if rows.is_empty() {
+        return Err(Error::usage(format!(
+            "nothing to compare: {} and {} share no (algorithm, backend, hw, op, size) once \
+             filtered; filter keys: {}",
+            a.a,
+            a.b,
+            compare::FILTER_KEYS
+        )));
+    }
     if a.format == "json" {
         println!(
             "{}",

@@ -35,9 +35,20 @@ fn main() {
                     },
                 );
             }
+            // One line: clap's message with the items it lists below it
+            // (e.g. the missing arguments), up to its blank line.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{first} (see `ango --help`)");
+            let line: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let line = if line.is_empty() {
+                "error: bad arguments".to_string()
+            } else {
+                line.join(" ")
+            };
+            eprintln!("{line} (see `ango --help`)");
             std::process::exit(2);
         }
     };

@@ -6,13 +6,7 @@ use ango_core::{PkRecord, Result, SpeedRecord};
 use ango_study::{Event, Sink};
 use std::io::Write;
 
-pub const EVENTS: &str = "events.jsonl";
-/// Every kept per-call time of the public-key study, one line per point.
-pub const PK_SAMPLES: &str = "pk-samples.jsonl";
-/// Per-handshake times of the TLS lab, one line per combination.
-pub const TLS_HANDSHAKES: &str = "tls-handshakes.jsonl";
-/// Every handshake's full timeline, one line per handshake.
-pub const TLS_TIMELINES: &str = "tls-timelines.jsonl";
+pub use ango_core::results::{EVENTS, PK_SAMPLES, TLS_HANDSHAKES, TLS_TIMELINES};
 
 pub struct ParentSink {
     pub dir: Option<ResultsDir>,

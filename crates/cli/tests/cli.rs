@@ -108,6 +108,128 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     rejects(&["frobnicate"], "frobnicate");
     rejects(&["speed", "--no-such-flag"], "--no-such-flag");
+    // Zero steps, ranges too long, empty list items: refused, never skipped
+    // or looped on.
+    rejects(&["latency", "--sizes", "0:64:0"], "STEP is 0");
+    rejects(&["speed", "--sizes", "16:4096:0"], "STEP is 0");
+    rejects(&["latency", "--sizes", "0:100000000:1"], "at most 65536");
+    rejects(&["speed", "--sizes", "16,,64"], "empty item");
+    rejects(&["speed", "--algo", "chacha20,,aes-128-gcm"], "aes-256-gcm");
+    rejects(&["speed", "--backend", "openssl,"], "libtomcrypt");
+    rejects(&["speed", "--hw", "on,,off"], "seed000");
+    rejects(&["speed", "--impl", "auto,"], "empty item");
+    rejects(&["pk", "--algo", "x25519,,ed25519"], "ml-dsa-44");
+    rejects(&["pk", "--ops", "keygen,"], "encaps");
+    rejects(&["tls", "--groups", "x25519,,"], "x25519mlkem768");
+    // A missing required argument is named.
+    rejects(&["compare", "onlyone"], "<B>");
+    rejects(&["report"], "<DIR>");
+}
+
+#[test]
+fn out_never_writes_into_another_runs_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("r");
+    let args = |d: &Path| {
+        let mut c = ango();
+        c.args([
+            "speed",
+            "--algo",
+            "chacha20",
+            "--backend",
+            "openssl",
+            "--sizes",
+            "16",
+            "--quick",
+            "--out",
+        ])
+        .arg(d);
+        c
+    };
+    args(&dir).assert().success();
+    let before = std::fs::read(dir.join("results.jsonl")).unwrap();
+    let env = std::fs::read(dir.join("env.json")).unwrap();
+    let a = args(&dir).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("another run's results") && err.contains("results.jsonl"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(dir.join("results.jsonl")).unwrap(), before);
+    assert_eq!(std::fs::read(dir.join("env.json")).unwrap(), env);
+    // pk and tls refuse it too; an existing empty directory is fine.
+    ango()
+        .args([
+            "pk",
+            "--algo",
+            "x25519",
+            "--backend",
+            "openssl",
+            "--quick",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .code(2);
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    args(&empty).assert().success();
+}
+
+#[test]
+fn compare_refuses_filters_that_match_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("r");
+    ango()
+        .args([
+            "speed",
+            "--algo",
+            "chacha20",
+            "--backend",
+            "openssl,rustcrypto",
+            "--sizes",
+            "16,64",
+            "--quick",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    let d = dir.to_str().unwrap();
+    let run = |a: &str, b: &str| ango().args(["compare", a, b]).assert();
+    let err = |a: &str, b: &str| {
+        let x = run(a, b).code(2);
+        String::from_utf8_lossy(&x.get_output().stderr).to_string()
+    };
+    let e = err(d, &format!("{d}@hw=maybe"));
+    assert!(
+        e.contains("hw=maybe") && e.contains("valid values of hw there: on"),
+        "{e}"
+    );
+    let e = err(&format!("{d}@backend=wolfssl"), d);
+    assert!(e.contains("openssl, rustcrypto"), "{e}");
+    let e = err(
+        &format!("{d}@size=16,backend=openssl"),
+        &format!("{d}@size=64,backend=openssl,algo=aes-128-gcm"),
+    );
+    assert!(e.contains("algorithm=aes-128-gcm"), "{e}");
+    // Two backends of one run pair up without their implementations.
+    let ok = run(
+        &format!("{d}@backend=openssl"),
+        &format!("{d}@backend=rustcrypto"),
+    )
+    .success();
+    let out = String::from_utf8_lossy(&ok.get_output().stdout).to_string();
+    assert!(
+        out.contains("chacha20 openssl/rustcrypto on encrypt 16"),
+        "{out}"
+    );
+    // Garbage is unreadable, not an empty comparison.
+    let junk = tmp.path().join("junk");
+    std::fs::create_dir(&junk).unwrap();
+    std::fs::write(junk.join("results.jsonl"), "not json\n").unwrap();
+    run(junk.to_str().unwrap(), d).code(2);
 }
 
 fn records(dir: &Path) -> Vec<ango_core::SpeedRecord> {

@@ -171,7 +171,7 @@ impl Hw {
     /// `all`, or a comma-separated list of them.
     pub fn parse_list(s: &str) -> Result<Vec<Hw>> {
         let mut v: Vec<Hw> = Vec::new();
-        for part in s.split(',') {
+        for part in list_items(s, "--hw", "on, off, both, seed000, all")? {
             let add: &[Hw] = match part.trim().to_ascii_lowercase().as_str() {
                 "both" => &[Hw::On, Hw::Off],
                 "all" => Hw::ALL,
@@ -232,6 +232,19 @@ impl fmt::Display for Operation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The items of a comma-separated option value, trimmed. An empty item
+/// (`16,,64`, a trailing comma, an empty value) is refused with one line
+/// naming the flag and the valid values, never skipped.
+pub fn list_items<'a>(s: &'a str, flag: &str, valid: &str) -> Result<Vec<&'a str>> {
+    let items: Vec<&str> = s.split(',').map(str::trim).collect();
+    if items.iter().any(|x| x.is_empty()) {
+        return Err(Error::usage(format!(
+            "invalid {flag} '{s}': an empty item in the list; give comma-separated values, valid: {valid}"
+        )));
+    }
+    Ok(items)
 }
 
 /// Join names as `a, b, c` for error messages.

@@ -264,7 +264,8 @@ impl Catalog {
     /// Parse a comma-separated `--backend` list into providers.
     pub fn providers_named(&self, list: &str) -> Result<Vec<&'static Provider>> {
         let mut out: Vec<&'static Provider> = Vec::new();
-        for part in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let valid: Vec<&str> = self.providers.iter().map(|p| p.name).collect();
+        for part in crate::algo::list_items(list, "--backend", &valid.join(", "))? {
             let p = self.provider(part)?;
             if !out.iter().any(|q| q.name == p.name) {
                 out.push(p);

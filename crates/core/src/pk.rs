@@ -129,7 +129,11 @@ impl PkAlgorithm {
     /// the default set. Duplicates are dropped, order kept.
     pub fn parse_list(s: &str) -> Result<Vec<PkAlgorithm>> {
         let mut out: Vec<PkAlgorithm> = Vec::new();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let valid = format!(
+            "{}, all, default, kem, sig",
+            crate::algo::names(PkAlgorithm::ALL.iter().map(|a| a.name()))
+        );
+        for part in crate::algo::list_items(s, "--algo", &valid)? {
             let add: Vec<PkAlgorithm> = match part.to_ascii_lowercase().as_str() {
                 "all" => PkAlgorithm::ALL.to_vec(),
                 "default" => PkAlgorithm::DEFAULT.to_vec(),
@@ -214,7 +218,8 @@ impl PkOp {
 
     pub fn parse_list(s: &str) -> Result<Vec<PkOp>> {
         let mut out = Vec::new();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let valid = "keygen, encaps, decaps, sign, verify, all";
+        for part in crate::algo::list_items(s, "--ops", valid)? {
             let part = part.to_ascii_lowercase();
             if part == "all" {
                 return Ok(PkOp::ALL.to_vec());

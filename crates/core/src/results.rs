@@ -19,6 +19,27 @@ pub const ENV: &str = "env.json";
 pub const REPORT: &str = "report.html";
 /// One [`crate::Finding`] per line, rewritten with the report.
 pub const FINDINGS: &str = "findings.jsonl";
+pub const EVENTS: &str = "events.jsonl";
+/// Every kept per-call time of the public-key study, one line per point.
+pub const PK_SAMPLES: &str = "pk-samples.jsonl";
+/// Per-handshake times of the TLS lab, one line per combination.
+pub const TLS_HANDSHAKES: &str = "tls-handshakes.jsonl";
+/// Every handshake's full timeline, one line per handshake.
+pub const TLS_TIMELINES: &str = "tls-timelines.jsonl";
+/// Every file a run writes at the top of its directory: one of them
+/// present means the directory holds a run.
+pub const RUN_FILES: &[&str] = &[
+    RESULTS,
+    SAMPLES,
+    KAT,
+    ENV,
+    REPORT,
+    FINDINGS,
+    EVENTS,
+    PK_SAMPLES,
+    TLS_HANDSHAKES,
+    TLS_TIMELINES,
+];
 
 pub struct ResultsDir {
     pub path: PathBuf,
@@ -43,6 +64,34 @@ impl ResultsDir {
             "too many result directories named {stem}-N in {}",
             base.display()
         )))
+    }
+
+    /// A new results directory at `path` (`--out`): created if missing; an
+    /// existing empty directory, or one without any of ango's files, is
+    /// used. A directory that already holds a run's files is refused — a
+    /// run never writes into another run's files.
+    pub fn create_new(path: &Path) -> Result<ResultsDir> {
+        if path.exists() && !path.is_dir() {
+            return Err(Error::usage(format!(
+                "--out {}: exists and is not a directory; give a new directory",
+                path.display()
+            )));
+        }
+        let theirs: Vec<&str> = RUN_FILES
+            .iter()
+            .copied()
+            .filter(|f| path.join(f).exists())
+            .collect();
+        if !theirs.is_empty() {
+            return Err(Error::usage(format!(
+                "--out {}: already holds another run's results ({}); a run never writes into \
+                 another run's files: give a new directory, or leave out --out for \
+                 ango-results/<date>-<host>[-N]",
+                path.display(),
+                theirs.join(", ")
+            )));
+        }
+        ResultsDir::create_at(path)
     }
 
     /// Use `path` (created if missing). An existing `results.jsonl` there is

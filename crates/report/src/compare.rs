@@ -67,6 +67,39 @@ impl Selector {
         }
     }
 
+    /// Every filter must match some record of this side, and the side
+    /// must have speed records: otherwise one line naming the values it
+    /// does have (a typo such as `hw=maybe` is not an empty comparison).
+    pub fn check(&self, records: &[SpeedRecord], side: &str) -> Result<()> {
+        if records.is_empty() {
+            return Err(Error::usage(format!(
+                "{side} {}: no speed or latency records to compare (a public-key or TLS run, or an \
+                 empty one)",
+                self.path.display()
+            )));
+        }
+        for (k, v) in &self.filters {
+            if records.iter().any(|r| Selector::field(r, k) == *v) {
+                continue;
+            }
+            let mut have: Vec<String> = records.iter().map(|r| Selector::field(r, k)).collect();
+            have.sort();
+            have.dedup();
+            return Err(Error::usage(format!(
+                "{side} {}: no record has {k}={v}; valid values of {k} there: {}",
+                self.path.display(),
+                have.join(", ")
+            )));
+        }
+        if !records.iter().any(|r| self.keep(r)) {
+            return Err(Error::usage(format!(
+                "{side} {}: no record matches all of its filters together",
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+
     pub fn keep(&self, r: &SpeedRecord) -> bool {
         self.filters
             .iter()
@@ -101,12 +134,23 @@ const KEYS: [&str; 6] = [
 
 /// Pair up points that agree on every identity field not fixed by a filter.
 pub fn compare(a: &[SpeedRecord], sa: &Selector, b: &[SpeedRecord], sb: &Selector) -> Vec<Row> {
-    let fixed: Vec<&str> = sa
+    let mut fixed: Vec<&str> = sa
         .filters
         .iter()
         .chain(&sb.filters)
         .map(|(k, _)| k.as_str())
         .collect();
+    // Two different backends (`@backend=openssl` against `@backend=ring`)
+    // have different implementations by nature: pair them without it.
+    let backend_of = |s: &Selector| {
+        s.filters
+            .iter()
+            .find(|(k, _)| k == "backend")
+            .map(|(_, v)| v.clone())
+    };
+    if matches!((backend_of(sa), backend_of(sb)), (Some(x), Some(y)) if x != y) {
+        fixed.push("implementation");
+    }
     let key = |r: &SpeedRecord| -> Vec<String> {
         KEYS.iter()
             .filter(|k| !fixed.contains(k))
@@ -131,7 +175,11 @@ pub fn compare(a: &[SpeedRecord], sa: &Selector, b: &[SpeedRecord], sb: &Selecto
         );
         rows.push(Row {
             algorithm: ra.algorithm.clone(),
-            backend: ra.backend.clone(),
+            backend: if ra.backend == rb.backend {
+                ra.backend.clone()
+            } else {
+                format!("{}/{}", ra.backend, rb.backend)
+            },
             hw: if ra.hw == rb.hw {
                 ra.hw.clone()
             } else {
