@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod certs;
+pub mod fuzz_readers;
 pub mod handshake;
 pub mod lab;
 pub mod link;

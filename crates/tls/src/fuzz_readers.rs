@@ -1,0 +1,80 @@
+//! Garbage in, a clear error out: what the fuzz targets `tls-dissect` and
+//! `capture` feed the TLS lab's readers (the packet parser and TCP
+//! reassembly that turn captured IP packets into byte streams, the key-log
+//! reader, and the TLS 1.3 dissector). Each must return, never panic,
+//! whatever the bytes; inputs that ever made one panic are kept in
+//! `fuzz/regressions/<target>/` and replayed by the tests.
+
+use crate::capture::{connections, parse_tcp, Packet};
+use crate::tls13::{dissect, KeyLog};
+use std::net::{Ipv4Addr, SocketAddrV4};
+
+/// The targets, by name.
+pub const TARGETS: &[&str] = &["tls-dissect", "capture"];
+
+fn take<'a>(data: &mut &'a [u8], n: usize) -> &'a [u8] {
+    let n = n.min(data.len());
+    let (a, b) = data.split_at(n);
+    *data = b;
+    a
+}
+
+fn len16(data: &mut &[u8]) -> usize {
+    let b = take(data, 2);
+    usize::from(u16::from_le_bytes([
+        b.first().copied().unwrap_or(0),
+        b.get(1).copied().unwrap_or(0),
+    ]))
+}
+
+/// Run one target on one input: `Ok` unless the target name is unknown (a
+/// panic is the failure the fuzzer looks for).
+pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
+    match target {
+        "tls-dissect" => {
+            // c2s stream, s2c stream, then key-log text, each behind a
+            // 16-bit length.
+            let n = len16(&mut data);
+            let c2s = take(&mut data, n);
+            let n = len16(&mut data);
+            let s2c = take(&mut data, n);
+            let mut keys = KeyLog::new();
+            for line in String::from_utf8_lossy(data).lines() {
+                let _ = keys.add_line(line);
+            }
+            let d = dissect(c2s, s2c, &keys);
+            let _ = (d.problems.len(), d.c2s_records.len(), d.s2c_records.len());
+            Ok(())
+        }
+        "capture" => {
+            // IP packets, each behind a 16-bit length and a direction byte,
+            // reassembled into connections as the lab does with its
+            // captures, and each connection's streams dissected.
+            let mut packets = Vec::new();
+            let mut t = 0u64;
+            while !data.is_empty() {
+                let dir = take(&mut data, 1)[0];
+                let n = len16(&mut data);
+                let ip = take(&mut data, n).to_vec();
+                let _ = parse_tcp(&ip);
+                t += 1000;
+                packets.push(Packet {
+                    t_ns: t,
+                    outgoing: dir & 1 == 1,
+                    data: ip,
+                });
+            }
+            let (a, b): (Vec<Packet>, Vec<Packet>) =
+                packets.into_iter().partition(|p| p.t_ns % 3000 != 0);
+            let server = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 1), 4433);
+            for c in connections(&[&a, &b], server) {
+                let _ = dissect(&c.c2s, &c.s2c, &KeyLog::new());
+            }
+            Ok(())
+        }
+        _ => Err(format!(
+            "unknown target '{target}'; valid: {}",
+            TARGETS.join(", ")
+        )),
+    }
+}
