@@ -3,6 +3,16 @@
 
 use ango_verify::differential::{check, TARGETS};
 
+/// A xorshift64 generator: the same inputs every run.
+fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 #[test]
 fn kept_fuzz_inputs_still_pass() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/regressions");
@@ -25,13 +35,7 @@ fn reader_seeds_parse_and_their_mutations_never_panic() {
     // fuzz/seeds/<target>: slices of the vendored vector files and
     // Wycheproof files the reader targets start from; each parses whole.
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/seeds");
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     for t in ["vector-file", "wycheproof"] {
         let mut n = 0;
         for e in std::fs::read_dir(std::path::Path::new(root).join(t)).unwrap() {
@@ -61,16 +65,9 @@ fn reader_seeds_parse_and_their_mutations_never_panic() {
 
 #[test]
 fn generated_inputs_pass_every_target() {
-    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     for len in [0usize, 1, 47, 48, 49, 64, 100, 300, 700, 1500] {
-        let data: Vec<u8> = (0..len)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s as u8
-            })
-            .collect();
+        let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
         for t in TARGETS {
             check(t, &data).unwrap_or_else(|e| panic!("{t} len {len}: {e}"));
         }
@@ -84,15 +81,8 @@ fn every_selector_byte_reaches_every_provider() {
     // lengths): sweep it, so every variant of each target and every
     // provider of it is compared at least once, with AAD and a message
     // that ends inside a block.
-    let mut s = 0x2545_f491_4f6c_dd1du64;
-    let mut rest: Vec<u8> = (0..200)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect();
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+    let mut rest: Vec<u8> = (0..200).map(|_| next() as u8).collect();
     for t in ["aes", "chacha20-poly1305", "aes-gcm", "aes-ccm"] {
         for sel in 0..=255u8 {
             let mut data = vec![sel];
