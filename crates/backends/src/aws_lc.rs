@@ -413,13 +413,7 @@ impl ango_core::Kem for X25519 {
     }
 
     fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
-        if pk.len() != 32 {
-            return Err(err(format!(
-                "X25519 public key: expected 32 bytes, got {}",
-                pk.len()
-            )));
-        }
-        self.peer = Some(pk.to_vec());
+        self.peer = Some(crate::pk::bytes32("X25519 public key", pk).map_err(err)?);
         Ok(())
     }
 

@@ -325,13 +325,7 @@ impl ango_core::Signer for Ed25519Signer {
 
     fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
         self.peer = None;
-        if pk.len() != 32 {
-            return Err(err(format!(
-                "Ed25519 public key: expected 32 bytes, got {}",
-                pk.len()
-            )));
-        }
-        self.peer = Some(pk.to_vec());
+        self.peer = Some(crate::pk::bytes32("Ed25519 public key", pk).map_err(err)?);
         Ok(())
     }
 
@@ -389,13 +383,7 @@ impl ango_core::Kem for X25519Kem {
 
     fn set_peer(&mut self, pk: &[u8]) -> Result<()> {
         self.peer = None;
-        if pk.len() != 32 {
-            return Err(err(format!(
-                "X25519 public key: expected 32 bytes, got {}",
-                pk.len()
-            )));
-        }
-        self.peer = Some(pk.to_vec());
+        self.peer = Some(crate::pk::bytes32("X25519 public key", pk).map_err(err)?);
         Ok(())
     }
 
@@ -418,12 +406,7 @@ impl ango_core::Kem for X25519Kem {
     }
 
     fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
-        if sk.len() != 32 {
-            return Err(err(format!(
-                "X25519 private key: expected 32 bytes, got {}",
-                sk.len()
-            )));
-        }
+        crate::pk::bytes32("X25519 private key", sk).map_err(err)?;
         // ring imports no X25519 private key; its generate() draws the 32
         // scalar bytes from the RNG, so its test RNG, returning `sk`, makes
         // exactly that key. Known-answer tests only; never timed.

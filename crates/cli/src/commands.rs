@@ -674,11 +674,7 @@ fn with_untimed(e: &ango_core::Entry) -> String {
 /// version and algorithm), run its checks: "fails verification: …" with
 /// every failing case id when it reproduces, a note when it does not.
 fn known_defects_of(b: &dyn ango_core::PkBackend, a: ango_core::PkAlgorithm) -> Option<String> {
-    let v = b.version();
-    if !ango_verify::defects::builtin()
-        .iter()
-        .any(|d| d.applies(&b.label(), &v, a.name()))
-    {
+    if !ango_verify::defects::concerns(&b.label(), &b.version(), a.name()) {
         return None;
     }
     let mut rng = ango_verify::cross::Rng::new(0x6c69_7374);
@@ -692,15 +688,10 @@ fn known_sym_defects_of(e: &ango_core::Entry) -> Option<String> {
     let AlgorithmId::Sym(a) = e.algorithm else {
         return None;
     };
-    let b = EntryBackend(e);
-    let v = (e.provider.version)();
-    if !ango_verify::defects::builtin()
-        .iter()
-        .any(|d| d.applies(&e.label(), &v, a.name()))
-    {
+    if !ango_verify::defects::concerns_entry(e, a.name()) {
         return None;
     }
-    let c = ango_verify::kat::before_timing(&b, a).ok()?;
+    let c = ango_verify::kat::before_timing(&EntryBackend(e), a).ok()?;
     defect_text(&c.explained)
 }
 

@@ -186,15 +186,13 @@ impl Sink for ParentSink {
                         self.not_reproduced.push(n.clone());
                     }
                 }
-                if !ok {
-                    if failures.is_empty() && !known.is_empty() {
-                        line.push_str(
-                            "\n    not timed (a known library defect, not a failure of ango)",
-                        );
-                    } else {
-                        self.kat_failures += 1;
-                        line.push_str("\n    not timed");
-                    }
+                if e.is_kat_failure() {
+                    self.kat_failures += 1;
+                    line.push_str("\n    not timed");
+                } else if !ok {
+                    line.push_str(
+                        "\n    not timed (a known library defect, not a failure of ango)",
+                    );
                 }
                 self.say(&line);
                 self.log_event(e)?;

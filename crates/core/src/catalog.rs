@@ -316,14 +316,7 @@ impl Catalog {
     /// signatures for checks and timing: the first provider's automatic
     /// entry of `a` that runs here and makes keys and signatures itself.
     pub fn key_source(&self, a: PkAlgorithm) -> Option<&Entry> {
-        let makes = |e: &&Entry| {
-            e.available.is_ok()
-                && e.auto
-                && !e
-                    .untimed
-                    .iter()
-                    .any(|(op, _)| matches!(op, crate::pk::PkOp::Keygen | crate::pk::PkOp::Sign))
-        };
+        let makes = |e: &&Entry| e.available.is_ok() && e.auto && crate::pk::makes_keys(&e.untimed);
         self.of(AlgorithmId::Pk(a)).find(makes)
     }
 }

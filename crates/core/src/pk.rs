@@ -434,6 +434,15 @@ pub trait Signer {
     }
 }
 
+/// Whether an implementation with these untimed operations (see
+/// [`PkBackend::untimed_ops`]) makes its own key pairs and signatures; one
+/// that does not verifies those of another provider.
+pub fn makes_keys(untimed: &[(PkOp, String)]) -> bool {
+    !untimed
+        .iter()
+        .any(|(op, _)| matches!(op, PkOp::Keygen | PkOp::Sign))
+}
+
 /// A library that provides public-key algorithms.
 pub trait PkBackend: Sync {
     /// Short lower-case name used on the command line and in records.

@@ -8,7 +8,7 @@
 //! what it produced. A failing pair is reported and not timed.
 
 use crate::event::{Event, Sink};
-use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkKind, PkOp, Signer, Timing};
+use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkKind, PkOp, Timing};
 use ango_core::{
     AlgorithmId, EntryBackend, Error, PkRecord, PkSamples, Provider, Result, SCHEMA_VERSION,
 };
@@ -16,7 +16,7 @@ use ango_harness::measure::{stop_requested, timer_overhead_ns};
 use ango_harness::stats::Summary;
 use ango_harness::CycleCounter;
 use ango_verify::cross::Rng;
-use ango_verify::pk::{all_checks, cross_checks, key_source, lacks_keygen, summary_line};
+use ango_verify::pk::{all_checks, cross_checks, donor, summary_line, Donor};
 use std::time::{Duration, Instant};
 
 pub const SUITE: &str = "pk";
@@ -251,11 +251,8 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
         let mut inst = Inst::new(b, *a)?;
         // A verify-only signer (ring's RSA) verifies key pairs and
         // signatures made by another provider, named in each record.
-        let source = lacks_keygen(b, *a).then(|| key_source(*a)).flatten();
-        let mut maker = match &source {
-            Some(src) => Some(src.signer(*a)?),
-            None => None,
-        };
+        let mut maker = donor(b, *a)?;
+        let source = maker.as_ref().map(|(_, name)| name.clone());
         let library_version = b.version();
         for (op, timing) in ops
             .iter()
@@ -346,10 +343,9 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                     },
                     if let Some(src) = &source {
                         format!(
-                            "{}; the key pair and signature verified were made by {} ({} \
+                            "{}; the key pair and signature verified were made by {src} ({} \
                              makes no {a} keys)",
                             message_note(spec.message_bytes),
-                            src.label(),
                             b.0.label()
                         )
                     } else if matches!(op, PkOp::Sign | PkOp::Verify) {
@@ -415,7 +411,7 @@ type Measured = (Vec<f64>, Vec<u64>, bool, bool);
 #[allow(clippy::too_many_arguments)]
 fn measure_op(
     inst: &mut Inst,
-    maker: &mut Option<Box<dyn Signer>>,
+    maker: &mut Donor,
     op: PkOp,
     timing: Timing,
     msg: &[u8],
@@ -437,7 +433,7 @@ fn measure_op(
         }
         (Inst::Sig(s), PkOp::Sign | PkOp::Verify) => {
             let (pk, sig) = match maker {
-                Some(m) => (m.keygen()?, m.sign(msg)?),
+                Some((m, _)) => (m.keygen()?, m.sign(msg)?),
                 None => (s.keygen()?, s.sign(msg)?),
             };
             s.set_peer(&pk)?;

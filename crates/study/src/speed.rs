@@ -294,12 +294,7 @@ fn run_child(
             Ok(ev) => {
                 match &ev {
                     Event::Point { .. } => outcome.points += 1,
-                    Event::Kat {
-                        ok: false,
-                        failures,
-                        known,
-                        ..
-                    } if !failures.is_empty() || known.is_empty() => outcome.kat_failures += 1,
+                    ev if ev.is_kat_failure() => outcome.kat_failures += 1,
                     _ => {}
                 }
                 sink.event(ev)?;

@@ -64,6 +64,8 @@ pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
                     data: ip,
                 });
             }
+            // Two captures, as the lab has one per namespace: every third
+            // packet goes to the second.
             let (a, b): (Vec<Packet>, Vec<Packet>) =
                 packets.into_iter().partition(|p| p.t_ns % 3000 != 0);
             let server = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 1), 4433);

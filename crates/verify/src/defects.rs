@@ -69,6 +69,20 @@ pub fn builtin() -> &'static [KnownDefect] {
     LIST.get_or_init(|| parse(BUILTIN_PATH, BUILTIN).expect("vectors/known-defects.toml parses"))
 }
 
+/// Whether a built-in known defect concerns `label` (a provider, with its
+/// variant) at `version` for `algorithm`: such a pair is checked and shown,
+/// never timed, and left out of the differential fuzz.
+pub fn concerns(label: &str, version: &str, algorithm: &str) -> bool {
+    builtin()
+        .iter()
+        .any(|d| d.applies(label, version, algorithm))
+}
+
+/// [`concerns`] for a catalog entry.
+pub fn concerns_entry(e: &ango_core::Entry, algorithm: &str) -> bool {
+    concerns(&e.label(), &(e.provider.version)(), algorithm)
+}
+
 impl KnownDefect {
     /// Whether the entry is about this provider (with its variant, as
     /// `pqclean[avx2]`, for a provider that has several), library version

@@ -7,7 +7,7 @@
 
 use crate::cross::Rng;
 use crate::wycheproof_pk::{self, PkFile};
-use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance, PkKind, PkOp, Signer, SizeEntry};
+use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance, PkKind, Signer, SizeEntry};
 use ango_core::EntryBackend;
 use ango_core::{CaseFailure, Result};
 
@@ -70,9 +70,7 @@ fn flip(v: &[u8], bit: usize) -> Vec<u8> {
 /// Whether `b` lacks key generation for `a` (a verify-only signer): its
 /// key pairs and signatures then come from [`key_source`].
 pub fn lacks_keygen(b: &dyn PkBackend, a: PkAlgorithm) -> bool {
-    b.untimed_ops(a)
-        .iter()
-        .any(|(op, _)| matches!(op, PkOp::Keygen | PkOp::Sign))
+    !ango_core::pk::makes_keys(&b.untimed_ops(a))
 }
 
 /// The provider whose key pairs and signatures a verify-only signer of
@@ -81,9 +79,14 @@ pub fn key_source(a: PkAlgorithm) -> Option<EntryBackend<'static>> {
     ango_backends::catalog().key_source(a).map(EntryBackend)
 }
 
+/// A signer that makes key pairs and signatures for another one, with its
+/// provider's name.
+pub type Donor = Option<(Box<dyn Signer>, String)>;
+
 /// For a verify-only `b`: a signer of [`key_source`] to make its key pairs
-/// and signatures, with that provider's name.
-fn donor(b: &dyn PkBackend, a: PkAlgorithm) -> Result<Option<(Box<dyn Signer>, String)>> {
+/// and signatures (checks and timing alike), with that provider's name;
+/// `None` for a signer that makes its own.
+pub fn donor(b: &dyn PkBackend, a: PkAlgorithm) -> Result<Donor> {
     if !lacks_keygen(b, a) {
         return Ok(None);
     }
@@ -97,7 +100,7 @@ fn donor(b: &dyn PkBackend, a: PkAlgorithm) -> Result<Option<(Box<dyn Signer>, S
 }
 
 /// A new key pair's public key, from the donor if there is one.
-fn keygen_by(s: &mut dyn Signer, d: &mut Option<(Box<dyn Signer>, String)>) -> Result<Vec<u8>> {
+fn keygen_by(s: &mut dyn Signer, d: &mut Donor) -> Result<Vec<u8>> {
     match d {
         Some((m, _)) => m.keygen(),
         None => s.keygen(),

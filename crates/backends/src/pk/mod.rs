@@ -10,6 +10,16 @@ pub mod oqs;
 #[cfg(feature = "pk-rustcrypto")]
 pub mod rustcrypto;
 
+/// A 32-byte X25519 (or Ed25519) value, checked for its length: the
+/// message names `what` and the length given.
+#[cfg(any(feature = "ring", feature = "aws-lc"))]
+pub(crate) fn bytes32(what: &str, v: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    if v.len() != 32 {
+        return Err(format!("{what}: expected 32 bytes, got {}", v.len()));
+    }
+    Ok(v.to_vec())
+}
+
 /// FIPS 203 §7.3's decapsulation-key check, for the libraries that lack
 /// one (PQClean, libsodium): the H(ek) stored in dk = dk_PKE ‖ ek ‖ H(ek) ‖
 /// z must be SHA3-256 of the ek stored beside it. A caller of such a
