@@ -109,6 +109,20 @@ macro_rules! kem {
                 Ok((ct.as_slice().to_vec(), ss.to_vec()))
             }
 
+            /// `encapsulate` takes its 32 bytes of randomness as FIPS 203's m.
+            fn encaps_derand(&mut self, m: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+                let pk = self.peer.as_ref().ok_or_else(no_peer)?;
+                let m: [u8; 32] = m
+                    .try_into()
+                    .map_err(|_| err(format!("{}: m is 32 bytes", $alg)))?;
+                let (ct, ss) = libcrux_ml_kem::$m::$v::encapsulate(pk, m);
+                Ok((ct.as_slice().to_vec(), ss.to_vec()))
+            }
+
+            fn export_secret(&self) -> Result<Vec<u8>> {
+                Ok(self.sk.as_ref().ok_or_else(no_key)?.as_slice().to_vec())
+            }
+
             fn decaps(&mut self, ct: &[u8]) -> Result<Vec<u8>> {
                 let sk = self.sk.as_ref().ok_or_else(no_key)?;
                 let ct = libcrux_ml_kem::$m::$ct::try_from(ct)
@@ -221,6 +235,8 @@ macro_rules! dsa {
         #[derive(Default)]
         struct $ty {
             kp: Option<libcrux_ml_dsa::$m::$kp>,
+            /// The key known-answer tests sign with.
+            kat: Option<libcrux_ml_dsa::$m::$sk>,
             peer: Option<libcrux_ml_dsa::$m::$vk>,
         }
 
@@ -237,6 +253,40 @@ macro_rules! dsa {
             fn sign(&mut self, msg: &[u8]) -> Result<Vec<u8>> {
                 let kp = self.kp.as_ref().ok_or_else(no_key)?;
                 let s = libcrux_ml_dsa::$m::$v::sign(&kp.signing_key, msg, b"", random::<32>())
+                    .map_err(|e| err(format!("{} sign: {e:?}", $alg)))?;
+                Ok(s.as_slice().to_vec())
+            }
+
+            /// `generate_key_pair` takes its randomness as FIPS 204's ξ.
+            fn keygen_from_seed(&mut self, seed: &[u8]) -> Result<Vec<u8>> {
+                self.kat = None;
+                let xi: [u8; 32] = seed
+                    .try_into()
+                    .map_err(|_| err(format!("{}: the seed ξ is 32 bytes", $alg)))?;
+                let kp = libcrux_ml_dsa::$m::$v::generate_key_pair(xi);
+                let pk = kp.verification_key.as_slice().to_vec();
+                self.kat = Some(kp.signing_key);
+                Ok(pk)
+            }
+
+            /// The crate takes an expanded signing key as bytes of the
+            /// right length (no other check).
+            fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
+                self.kat = None;
+                let sk = sk
+                    .try_into()
+                    .map_err(|_| err(format!("{}: wrong signing-key length", $alg)))?;
+                self.kat = Some(libcrux_ml_dsa::$m::$sk::new(sk));
+                Ok(())
+            }
+
+            /// `sign` with the context and its randomness as FIPS 204's rnd.
+            fn sign_with(&mut self, msg: &[u8], ctx: &[u8], rnd: &[u8]) -> Result<Vec<u8>> {
+                let sk = self.kat.as_ref().ok_or_else(no_key)?;
+                let rnd: [u8; 32] = rnd
+                    .try_into()
+                    .map_err(|_| err(format!("{}: rnd is 32 bytes", $alg)))?;
+                let s = libcrux_ml_dsa::$m::$v::sign(sk, msg, ctx, rnd)
                     .map_err(|e| err(format!("{} sign: {e:?}", $alg)))?;
                 Ok(s.as_slice().to_vec())
             }
@@ -259,6 +309,15 @@ macro_rules! dsa {
                 };
                 let s = libcrux_ml_dsa::$m::$sig::new(s);
                 Ok(libcrux_ml_dsa::$m::$v::verify(pk, msg, b"", &s).is_ok())
+            }
+
+            fn verify_ctx(&mut self, msg: &[u8], ctx: &[u8], s: &[u8]) -> Result<bool> {
+                let pk = self.peer.as_ref().ok_or_else(no_peer)?;
+                let Ok(s) = s.try_into() else {
+                    return Ok(false);
+                };
+                let s = libcrux_ml_dsa::$m::$sig::new(s);
+                Ok(libcrux_ml_dsa::$m::$v::verify(pk, msg, ctx, &s).is_ok())
             }
 
             fn key_sizes(&self) -> Result<Vec<SizeEntry>> {

@@ -515,6 +515,35 @@ impl Kem for MlKem768 {
         Ok((ct, ss))
     }
 
+    /// `crypto_kem_mlkem768_enc_deterministic`, its seed FIPS 203's m.
+    fn encaps_derand(&mut self, m: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+        let pk = self.peer.as_ref().ok_or_else(no_peer)?;
+        if m.len() != 32 {
+            return Err(err("ML-KEM-768 m: 32 bytes"));
+        }
+        let (mut ct, mut ss) = (vec![0u8; MLKEM_CT], vec![0u8; 32]);
+        // SAFETY: FFI; buffers of the declared sizes (pk checked in
+        // set_peer), m the 32 bytes the function reads.
+        let rc = unsafe {
+            ffi::crypto_kem_mlkem768_enc_deterministic(
+                ct.as_mut_ptr(),
+                ss.as_mut_ptr(),
+                pk.as_ptr(),
+                m.as_ptr(),
+            )
+        };
+        if rc != 0 {
+            return Err(err(format!(
+                "mlkem768_enc_deterministic refused the public key ({rc})"
+            )));
+        }
+        Ok((ct, ss))
+    }
+
+    fn export_secret(&self) -> Result<Vec<u8>> {
+        self.sk.clone().ok_or_else(no_key)
+    }
+
     fn decaps(&mut self, ct: &[u8]) -> Result<Vec<u8>> {
         let sk = self.sk.as_ref().ok_or_else(no_key)?;
         if ct.len() != MLKEM_CT {

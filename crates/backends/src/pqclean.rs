@@ -54,7 +54,7 @@ fn check_len(what: &str, alg: &str, want: usize, got: usize) -> Result<()> {
 }
 
 macro_rules! kem {
-    ($ty:ident, $ffi:path, $kp:ident, $derand:ident, $enc:ident, $dec:ident, $pk:expr, $sk:expr, $ct:expr, $alg:literal) => {
+    ($ty:ident, $ffi:path, $kp:ident, $derand:ident, $encd:ident, $enc:ident, $dec:ident, $pk:expr, $sk:expr, $ct:expr, $alg:literal) => {
         #[derive(Default)]
         struct $ty {
             sk: Option<Vec<u8>>,
@@ -123,6 +123,26 @@ macro_rules! kem {
                 Ok((ct, ss))
             }
 
+            /// ML-KEM.Encaps_internal(ek, m) (PQClean's
+            /// `crypto_kem_enc_derand`, whose coins are m).
+            fn encaps_derand(&mut self, m: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+                let pk = self.peer.as_ref().ok_or_else(no_peer)?;
+                check_len("m", $alg, 32, m.len())?;
+                let (mut ct, mut ss) = (vec![0u8; $ct], vec![0u8; 32]);
+                // SAFETY: FFI; `pk` has CRYPTO_PUBLICKEYBYTES (checked in
+                // set_peer), `ct` CRYPTO_CIPHERTEXTBYTES, `ss` CRYPTO_BYTES,
+                // `m` the 32 bytes the C API reads.
+                let rc = unsafe { $encd(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr(), m.as_ptr()) };
+                if rc != 0 {
+                    return Err(err(format!("{} enc_derand returned {rc}", $alg)));
+                }
+                Ok((ct, ss))
+            }
+
+            fn export_secret(&self) -> Result<Vec<u8>> {
+                self.sk.clone().ok_or_else(no_key)
+            }
+
             fn decaps(&mut self, ct: &[u8]) -> Result<Vec<u8>> {
                 use $ffi as f;
                 let sk = self.sk.as_ref().ok_or_else(no_key)?;
@@ -151,12 +171,18 @@ macro_rules! kem {
 
 use pqcrypto_mlkem::ffi as kf;
 
-// PQClean's seeded key generation: in the crate's static library (kem.c)
-// but not declared by its `ffi` module.
+// PQClean's seeded key generation and encapsulation: in the crate's static
+// library (kem.c) but not declared by its `ffi` module.
 extern "C" {
     fn PQCLEAN_MLKEM512_CLEAN_crypto_kem_keypair_derand(
         pk: *mut u8,
         sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+    fn PQCLEAN_MLKEM512_CLEAN_crypto_kem_enc_derand(
+        ct: *mut u8,
+        ss: *mut u8,
+        pk: *const u8,
         coins: *const u8,
     ) -> i32;
     fn PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair_derand(
@@ -164,9 +190,21 @@ extern "C" {
         sk: *mut u8,
         coins: *const u8,
     ) -> i32;
+    fn PQCLEAN_MLKEM768_CLEAN_crypto_kem_enc_derand(
+        ct: *mut u8,
+        ss: *mut u8,
+        pk: *const u8,
+        coins: *const u8,
+    ) -> i32;
     fn PQCLEAN_MLKEM1024_CLEAN_crypto_kem_keypair_derand(
         pk: *mut u8,
         sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+    fn PQCLEAN_MLKEM1024_CLEAN_crypto_kem_enc_derand(
+        ct: *mut u8,
+        ss: *mut u8,
+        pk: *const u8,
         coins: *const u8,
     ) -> i32;
 }
@@ -178,14 +216,32 @@ extern "C" {
         sk: *mut u8,
         coins: *const u8,
     ) -> i32;
+    fn PQCLEAN_MLKEM512_AVX2_crypto_kem_enc_derand(
+        ct: *mut u8,
+        ss: *mut u8,
+        pk: *const u8,
+        coins: *const u8,
+    ) -> i32;
     fn PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair_derand(
         pk: *mut u8,
         sk: *mut u8,
         coins: *const u8,
     ) -> i32;
+    fn PQCLEAN_MLKEM768_AVX2_crypto_kem_enc_derand(
+        ct: *mut u8,
+        ss: *mut u8,
+        pk: *const u8,
+        coins: *const u8,
+    ) -> i32;
     fn PQCLEAN_MLKEM1024_AVX2_crypto_kem_keypair_derand(
         pk: *mut u8,
         sk: *mut u8,
+        coins: *const u8,
+    ) -> i32;
+    fn PQCLEAN_MLKEM1024_AVX2_crypto_kem_enc_derand(
+        ct: *mut u8,
+        ss: *mut u8,
+        pk: *const u8,
         coins: *const u8,
     ) -> i32;
 }
@@ -195,6 +251,7 @@ kem!(
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM512_CLEAN_crypto_kem_keypair,
     PQCLEAN_MLKEM512_CLEAN_crypto_kem_keypair_derand,
+    PQCLEAN_MLKEM512_CLEAN_crypto_kem_enc_derand,
     PQCLEAN_MLKEM512_CLEAN_crypto_kem_enc,
     PQCLEAN_MLKEM512_CLEAN_crypto_kem_dec,
     kf::PQCLEAN_MLKEM512_CLEAN_CRYPTO_PUBLICKEYBYTES,
@@ -207,6 +264,7 @@ kem!(
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair,
     PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair_derand,
+    PQCLEAN_MLKEM768_CLEAN_crypto_kem_enc_derand,
     PQCLEAN_MLKEM768_CLEAN_crypto_kem_enc,
     PQCLEAN_MLKEM768_CLEAN_crypto_kem_dec,
     kf::PQCLEAN_MLKEM768_CLEAN_CRYPTO_PUBLICKEYBYTES,
@@ -219,6 +277,7 @@ kem!(
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM1024_CLEAN_crypto_kem_keypair,
     PQCLEAN_MLKEM1024_CLEAN_crypto_kem_keypair_derand,
+    PQCLEAN_MLKEM1024_CLEAN_crypto_kem_enc_derand,
     PQCLEAN_MLKEM1024_CLEAN_crypto_kem_enc,
     PQCLEAN_MLKEM1024_CLEAN_crypto_kem_dec,
     kf::PQCLEAN_MLKEM1024_CLEAN_CRYPTO_PUBLICKEYBYTES,
@@ -232,6 +291,7 @@ kem!(
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM512_AVX2_crypto_kem_keypair,
     PQCLEAN_MLKEM512_AVX2_crypto_kem_keypair_derand,
+    PQCLEAN_MLKEM512_AVX2_crypto_kem_enc_derand,
     PQCLEAN_MLKEM512_AVX2_crypto_kem_enc,
     PQCLEAN_MLKEM512_AVX2_crypto_kem_dec,
     kf::PQCLEAN_MLKEM512_AVX2_CRYPTO_PUBLICKEYBYTES,
@@ -245,6 +305,7 @@ kem!(
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair,
     PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair_derand,
+    PQCLEAN_MLKEM768_AVX2_crypto_kem_enc_derand,
     PQCLEAN_MLKEM768_AVX2_crypto_kem_enc,
     PQCLEAN_MLKEM768_AVX2_crypto_kem_dec,
     kf::PQCLEAN_MLKEM768_AVX2_CRYPTO_PUBLICKEYBYTES,
@@ -258,6 +319,7 @@ kem!(
     pqcrypto_mlkem::ffi,
     PQCLEAN_MLKEM1024_AVX2_crypto_kem_keypair,
     PQCLEAN_MLKEM1024_AVX2_crypto_kem_keypair_derand,
+    PQCLEAN_MLKEM1024_AVX2_crypto_kem_enc_derand,
     PQCLEAN_MLKEM1024_AVX2_crypto_kem_enc,
     PQCLEAN_MLKEM1024_AVX2_crypto_kem_dec,
     kf::PQCLEAN_MLKEM1024_AVX2_CRYPTO_PUBLICKEYBYTES,

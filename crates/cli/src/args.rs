@@ -401,11 +401,16 @@ pub struct FormatArgs {
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Run a Wycheproof AEAD test file (aes_gcm_test.json, aes_ccm_test.json,
-    /// chacha20_poly1305_test.json, ...) against every backend and variant
-    /// that provides its algorithm, instead of the built-in checks.
-    #[arg(long, value_name = "FILE.json")]
+    /// Run a Wycheproof test file, or every .json file of a directory
+    /// (upstream's testvectors_v1 files: AEAD, X25519, ECDSA, Ed25519,
+    /// RSA-PSS, ML-DSA, ML-KEM), against every backend and variant that
+    /// provides its algorithms, instead of the built-in checks.
+    #[arg(long, value_name = "FILE.json|DIR")]
     pub wycheproof: Option<std::path::PathBuf>,
+    /// table, or json (with --wycheproof: one object per file and
+    /// implementation).
+    #[arg(long, default_value = "table")]
+    pub format: String,
 }
 
 #[derive(Args, Debug)]

@@ -30,10 +30,16 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::List(a) => list(&a),
         Cmd::Env(a) => env_cmd(&a),
         Cmd::Report(a) => report_cmd(&a).map(|_| 0),
-        Cmd::Verify(a) => match &a.wycheproof {
-            Some(p) => verify_wycheproof(p),
-            None => verify(),
-        },
+        Cmd::Verify(a) => {
+            check_format(&a.format)?;
+            match &a.wycheproof {
+                Some(p) => verify_wycheproof(p, a.format == "json"),
+                None if a.format == "json" => Err(Error::usage(
+                    "--format json goes with --wycheproof PATH; the built-in checks print a table",
+                )),
+                None => verify(),
+            }
+        }
         Cmd::Worker => worker(),
     }
 }
@@ -739,86 +745,131 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
     Ok(0)
 }
 
-fn verify_wycheproof(path: &Path) -> Result<i32> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::usage(format!(
-            "cannot read {}: {e}; give a Wycheproof test file (.json)",
-            path.display()
-        ))
-    })?;
-    if ango_verify::wycheproof_pk::is_pk_file(&text) {
-        return verify_wycheproof_pk(path, &text);
-    }
-    let file = ango_verify::wycheproof::parse(&path.display().to_string(), &text)?;
-    for u in &file.unsupported {
-        println!("skipped groups: {u} (no algorithm of ango's by that name)");
-    }
-    let mut algos: Vec<Algorithm> = file.cases.iter().map(|c| c.algorithm).collect();
-    algos.sort();
-    algos.dedup();
-    let mut failed = 0;
-    let mut known = Known::default();
-    // Known defects name cases `<file name>#<tcId>`.
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    println!(
-        "{:<18} {:<44} {:>6} {:>6} {:>8} {:>10}",
-        "algorithm", "backend[variant]", "pass", "fail", "skipped", "acceptable"
-    );
-    for a in algos {
-        let imps = ango_backends::catalog().runnable(AlgorithmId::Sym(a));
-        if imps.is_empty() {
-            println!("{:<18} no backend provides it here", a.name());
-        }
-        for imp in imps {
-            let o = ango_verify::wycheproof::run(&EntryBackend(imp), a, &file);
-            let case = |id: &u64| format!("{name}#{id}");
-            let failures: Vec<ango_core::CaseFailure> = o
-                .failed_ids
-                .iter()
-                .zip(&o.failures)
-                .map(|(id, text)| ango_core::CaseFailure::new(case(id), text.clone()))
-                .collect();
-            let ran: Vec<String> = o.judged_ids.iter().map(case).collect();
-            let e = ango_verify::defects::explain(
-                ango_verify::defects::builtin(),
-                &imp.label(),
-                &(imp.provider.version)(),
-                a.name(),
-                &failures,
-                &ran,
-            );
-            failed += e.unexplained.len();
-            println!(
-                "{:<18} {:<44} {:>6} {:>6} {:>8} {:>10}",
-                a.name(),
-                imp.label(),
-                o.passed,
-                o.failed,
-                o.skipped,
-                o.acceptable
-            );
-            let unexplained: Vec<String> = e.unexplained.iter().map(|f| f.text.clone()).collect();
-            print_failures(&unexplained);
-            e.not_reproduced
-                .iter()
-                .for_each(|n| known.gone.push(n.clone()));
-            for m in &e.known {
-                let line = m.line(&imp.label(), a.name());
-                println!("    {line}");
-                known.met.push(format!("{line}; not timed"));
+fn verify_wycheproof(path: &Path, json: bool) -> Result<i32> {
+    use ango_verify::wycheproof_suite as suite;
+    let files = suite::files_of(path)?;
+    let single = files.len() == 1 && !path.is_dir();
+    let mut reports = Vec::new();
+    let mut refused = Vec::new();
+    for p in &files {
+        // Case ids name the file by its base name, as the known-defects
+        // list does.
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string());
+        let text = std::fs::read_to_string(p).map_err(|e| {
+            Error::usage(format!(
+                "cannot read {}: {e}; give a Wycheproof test file (.json)",
+                p.display()
+            ))
+        })?;
+        let file = match suite::load(&name, &text) {
+            Ok(f) => f,
+            Err(e) if single => return Err(e),
+            Err(e) => {
+                refused.push(e.to_string());
+                continue;
             }
+        };
+        let rs = suite::run_file(ango_backends::catalog(), &name, &file);
+        if !json {
+            print_file_reports(&name, &file, &rs);
         }
+        reports.push((name, rs));
     }
-    print_verdict(failed, &known)
+    let all: Vec<&suite::FileReport> = reports.iter().flat_map(|(_, r)| r).collect();
+    let failed: usize = all.iter().map(|r| r.unexplained.len()).sum();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&all).expect("reports serialise")
+        );
+        for r in &refused {
+            eprintln!("ango: not read: {r}");
+        }
+        return Ok(if failed > 0 {
+            1
+        } else if refused.is_empty() {
+            0
+        } else {
+            2
+        });
+    }
+    let mut known = Known::default();
+    for r in &all {
+        if let Some(k) = &r.known_defect {
+            known.met.push(format!("{}: {k}", r.file));
+        }
+        known.gone.extend(r.not_reproduced.iter().cloned());
+    }
+    known.gone.sort();
+    known.gone.dedup();
+    println!(
+        "\n{} files read, {} cases, {} implementation runs",
+        reports.len(),
+        all.iter()
+            .map(|r| (&r.file, r.cases))
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .values()
+            .sum::<usize>(),
+        all.len()
+    );
+    for r in &refused {
+        println!("not read: {r}");
+    }
+    let code = print_verdict(failed, &known)?;
+    Ok(if code == 0 && !refused.is_empty() {
+        2
+    } else {
+        code
+    })
 }
 
-/// Every failed case id of a Wycheproof file, if any.
+/// One file's table: per implementation its counts, the reasons of its
+/// skips, and every failed case (none cut).
+fn print_file_reports(
+    name: &str,
+    file: &ango_verify::wycheproof_suite::Loaded,
+    rs: &[ango_verify::wycheproof_suite::FileReport],
+) {
+    println!(
+        "\n{name} ({}, {} cases)",
+        file.schema(),
+        file.number_of_tests()
+    );
+    if rs.is_empty() {
+        println!("  no implementation of its algorithms runs here");
+        return;
+    }
+    println!(
+        "  {:<44} {:<26} {:>6} {:>6} {:>6} {:>10}",
+        "backend[variant]", "algorithm", "pass", "fail", "skip", "acceptable"
+    );
+    for r in rs {
+        println!(
+            "  {:<44} {:<26} {:>6} {:>6} {:>6} {:>10}",
+            r.label, r.algorithm, r.passed, r.failed, r.skipped, r.acceptable
+        );
+        for (why, n) in &r.skip_reasons {
+            println!("      skipped {n}: {why}");
+        }
+        if let Some(k) = &r.known_defect {
+            println!("      known defect: {k}");
+        }
+        let unexplained: Vec<String> = r
+            .unexplained
+            .iter()
+            .map(|f| format!("{} [{}]", f.text, f.case))
+            .collect();
+        print_failures(&unexplained);
+    }
+}
+
+/// Every failed case of a Wycheproof file, one line each, none cut.
 fn print_failures(failures: &[String]) {
-    if !failures.is_empty() {
-        println!("    failed: {}", failures.join(", "));
+    for f in failures {
+        println!("      failed: {f}");
     }
 }
 
@@ -912,45 +963,6 @@ fn verify() -> Result<i32> {
     print_verdict(failed, &known)
 }
 
-/// `ango verify --wycheproof FILE` for a public-key file: every backend
-/// that provides the file's algorithm.
-fn verify_wycheproof_pk(path: &Path, text: &str) -> Result<i32> {
-    // Case ids name the file by its base name, as the known-defects list does.
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    let file = ango_verify::wycheproof_pk::parse(&name, text)?;
-    for sk in &file.skipped {
-        println!("skipped: {sk}");
-    }
-    let mut failed = 0;
-    let mut known = Known::default();
-    println!(
-        "{:<20} {:<17} {:>6} {:>6} {:>10} {:>12}",
-        "algorithm", "backend", "pass", "fail", "acceptable", "unsupported"
-    );
-    for a in ango_verify::wycheproof_pk::algorithms(&file) {
-        for entry in ango_backends::catalog().runnable(AlgorithmId::Pk(a)) {
-            let b = &EntryBackend(entry);
-            let c = ango_verify::pk::wycheproof_checks_in(std::slice::from_ref(&file), b, a);
-            let e = ango_verify::pk::explain_file(b, a, &c, &file);
-            failed += e.unexplained.len();
-            println!(
-                "{:<20} {:<17} {:>6} {:>6} {:>10} {:>12}",
-                a.name(),
-                b.0.label(),
-                c.passed,
-                c.failures.len(),
-                c.acceptable,
-                c.unsupported
-            );
-            report_explained(&e, &b.0.label(), a.name(), &mut known);
-        }
-    }
-    print_verdict(failed, &known)
-}
-
 /// The known library defects a verification met, one line each: those
 /// that failed as listed, and those that no longer reproduce.
 #[derive(Default)]
@@ -970,7 +982,7 @@ fn report_explained(
     for m in &e.known {
         let line = m.line(backend, algorithm);
         println!("    {line}");
-        known.met.push(format!("{line}; not timed"));
+        known.met.push(format!("{line}; {}", m.timing_note()));
     }
     for f in &e.unexplained {
         println!("    {} [{}]", f.text, f.case);

@@ -172,6 +172,10 @@ pub enum DefectCategory {
     /// The library's API cannot express what the case asks (not a wrong
     /// result).
     ApiLimit,
+    /// The library accepts an input its standard requires refused (an
+    /// unchecked key) while its results on valid inputs are right: shown
+    /// like any defect, and the pair is still timed.
+    InputCheck,
 }
 
 impl DefectCategory {
@@ -179,6 +183,7 @@ impl DefectCategory {
         match self {
             DefectCategory::Defect => "defect",
             DefectCategory::ApiLimit => "api-limit",
+            DefectCategory::InputCheck => "input-check",
         }
     }
 }
@@ -209,6 +214,14 @@ impl DefectMatch {
     }
 
     /// One line for terminals: what fails, why, and every case id.
+    /// What the defect means for timing, for the end of its line.
+    pub fn timing_note(&self) -> &'static str {
+        match self.category {
+            DefectCategory::InputCheck => "still timed (results on valid inputs are right)",
+            _ => "not timed",
+        }
+    }
+
     pub fn line(&self, provider: &str, algorithm: &str) -> String {
         format!(
             "{provider} {algorithm} fails verification: {} ({} cases: {})",

@@ -390,6 +390,22 @@ pub trait Kem {
         let _ = sk;
         Err(crate::Error::Unsupported("importing a secret key".into()))
     }
+    /// Known-answer tests: encapsulate to the peer with the given
+    /// randomness (ML-KEM: FIPS 203's 32-byte m), for libraries that expose
+    /// a derandomized encapsulation. An invalid peer key or `m` is an error.
+    fn encaps_derand(&mut self, m: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+        let _ = m;
+        Err(crate::Error::Unsupported(
+            "encapsulation with a given m".into(),
+        ))
+    }
+    /// Known-answer tests: the kept secret key in the encoding
+    /// `import_secret` takes (ML-KEM: the expanded decapsulation key).
+    fn export_secret(&self) -> Result<Vec<u8>> {
+        Err(crate::Error::Unsupported(
+            "exporting the decapsulation key".into(),
+        ))
+    }
     /// `timing: operation`: make now, before the clock, everything repeated
     /// calls of `op` can reuse (contexts, fetched algorithms, parsed keys)
     /// and return the call itself. Needs the kept key pair (decaps, with
@@ -425,6 +441,48 @@ pub trait Signer {
     /// `spki-der`).
     fn public_key_encoding(&self) -> &'static str {
         "raw"
+    }
+    /// Verify with a context string (ML-DSA, FIPS 204): as `verify` when
+    /// `ctx` is empty; an implementation without contexts lacks the rest.
+    fn verify_ctx(&mut self, msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<bool> {
+        if ctx.is_empty() {
+            return self.verify(msg, sig);
+        }
+        Err(crate::Error::Unsupported(
+            "verification with a context string".into(),
+        ))
+    }
+    /// Known-answer tests: derive the key pair from `seed` (ML-DSA: FIPS
+    /// 204's 32-byte ξ), keep it, return its public key.
+    fn keygen_from_seed(&mut self, seed: &[u8]) -> Result<Vec<u8>> {
+        let _ = seed;
+        Err(crate::Error::Unsupported(
+            "key generation from a seed".into(),
+        ))
+    }
+    /// Known-answer tests: keep a secret key in the algorithm's raw
+    /// encoding (ML-DSA: FIPS 204's expanded signing key). A key the
+    /// library finds invalid is an error.
+    fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
+        let _ = sk;
+        Err(crate::Error::Unsupported(
+            "importing an expanded signing key".into(),
+        ))
+    }
+    /// Known-answer tests: sign `msg` with the kept key, context `ctx` and
+    /// the signing randomness `rnd` (ML-DSA: 32 bytes; all zero is the
+    /// deterministic variant). An over-long context is an error.
+    fn sign_with(&mut self, msg: &[u8], ctx: &[u8], rnd: &[u8]) -> Result<Vec<u8>> {
+        let _ = (msg, ctx, rnd);
+        Err(crate::Error::Unsupported(
+            "signing with a given context and randomness".into(),
+        ))
+    }
+    /// Known-answer tests: sign an externally computed μ (FIPS 204's
+    /// external-μ interface) with randomness `rnd`.
+    fn sign_mu(&mut self, mu: &[u8], rnd: &[u8]) -> Result<Vec<u8>> {
+        let _ = (mu, rnd);
+        Err(crate::Error::Unsupported("signing an external μ".into()))
     }
     /// `timing: operation`, as [`Kem::prepare`]: sign `msg` with the kept
     /// key, or verify `sig` on `msg` against the peer key.

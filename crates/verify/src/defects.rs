@@ -69,13 +69,15 @@ pub fn builtin() -> &'static [KnownDefect] {
     LIST.get_or_init(|| parse(BUILTIN_PATH, BUILTIN).expect("vectors/known-defects.toml parses"))
 }
 
-/// Whether a built-in known defect concerns `label` (a provider, with its
-/// variant) at `version` for `algorithm`: such a pair is checked and shown,
-/// never timed, and left out of the differential fuzz.
+/// Whether a built-in known defect that makes results wrong concerns
+/// `label` (a provider, with its variant) at `version` for `algorithm`:
+/// such a pair is checked and shown, never timed, and left out of the
+/// differential fuzz. An `input-check` entry (an unchecked input, right
+/// results) does not stop timing.
 pub fn concerns(label: &str, version: &str, algorithm: &str) -> bool {
     builtin()
         .iter()
-        .any(|d| d.applies(label, version, algorithm))
+        .any(|d| d.category != DefectCategory::InputCheck && d.applies(label, version, algorithm))
 }
 
 /// [`concerns`] for a catalog entry.
@@ -130,6 +132,16 @@ pub struct Explained {
 }
 
 impl Explained {
+    /// Whether every failure is explained by `input-check` entries alone
+    /// (the pair is still timed).
+    pub fn only_input_checks(&self) -> bool {
+        self.all_explained()
+            && self
+                .known
+                .iter()
+                .all(|m| m.category == DefectCategory::InputCheck)
+    }
+
     /// True when every failure is explained by a known defect.
     pub fn all_explained(&self) -> bool {
         self.unexplained.is_empty()

@@ -179,6 +179,9 @@ pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
                 let _ = crate::wycheproof_pk::algorithms(&f);
             }
             let _ = crate::wycheproof::parse("fuzz", &text);
+            if let Ok(f) = crate::wycheproof_suite::load("fuzz", &text) {
+                let _ = (f.number_of_tests(), f.schema().len());
+            }
             Ok(())
         }
         _ => Err(format!(

@@ -9,5 +9,6 @@ pub mod pk;
 pub mod vectors;
 pub mod wycheproof;
 pub mod wycheproof_pk;
+pub mod wycheproof_suite;
 
 pub use kat::KatReport;

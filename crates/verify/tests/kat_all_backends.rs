@@ -164,7 +164,8 @@ fn wycheproof_full_files_every_implementation() {
     ] {
         let text = std::fs::read_to_string(format!("{dir}{f}")).unwrap();
         let file = ango_verify::wycheproof::parse(f, &text).unwrap();
-        let mut algos: Vec<Algorithm> = file.cases.iter().map(|c| c.algorithm).collect();
+        let mut algos: Vec<Algorithm> = file.cases.iter().filter_map(|c| c.algorithm).collect();
+        algos.sort();
         algos.dedup();
         for a in algos {
             for (e, _) in entries().into_iter().filter(|(_, x)| *x == a) {

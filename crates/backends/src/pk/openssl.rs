@@ -343,6 +343,17 @@ impl Kem for OsslKem {
         Ok(pk)
     }
 
+    /// `EVP_PKEY_get_raw_private_key`: ML-KEM's expanded decapsulation key.
+    fn export_secret(&self) -> Result<Vec<u8>> {
+        if ml_kem_type(self.algo).is_none() {
+            return Err(Error::Unsupported(format!(
+                "exporting a {} secret key",
+                self.algo
+            )));
+        }
+        self.key()?.raw_private_key().map_err(err)
+    }
+
     fn prepare(&mut self, op: PkOp, ct: &[u8]) -> Result<Option<Prepared<'_>>> {
         let x = self.algo == PkAlgorithm::X25519;
         let peer = || {
@@ -490,6 +501,32 @@ impl Signer for OsslSig {
         // A malformed signature is an error inside OpenSSL (and leaves
         // its error queue filled, now drained): to the caller it is a
         // rejected signature.
+        Ok(r.unwrap_or(false))
+    }
+
+    /// ML-DSA with a context string (`set_context_string`).
+    fn verify_ctx(&mut self, msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<bool> {
+        if ctx.is_empty() {
+            return self.verify(msg, sig);
+        }
+        if !matches!(
+            self.algo,
+            PkAlgorithm::MlDsa44 | PkAlgorithm::MlDsa65 | PkAlgorithm::MlDsa87
+        ) {
+            return Err(Error::Unsupported(
+                "verification with a context string".into(),
+            ));
+        }
+        let p = self
+            .peer
+            .as_ref()
+            .ok_or_else(|| err("no peer key (set_peer first)"))?;
+        let mut md = MdCtx::new().map_err(err)?;
+        // An over-long context is refused here: a rejection.
+        let r = md
+            .digest_verify_init(None, p)
+            .and_then(|pctx| pctx.set_context_string(ctx))
+            .and_then(|()| md.digest_verify(msg, sig));
         Ok(r.unwrap_or(false))
     }
 

@@ -289,6 +289,14 @@ impl Kem for OqsKem {
         Ok(vec![SizeEntry::new("secret_key", "raw", sk.len())])
     }
 
+    fn export_secret(&self) -> Result<Vec<u8>> {
+        let sk = self
+            .sk
+            .as_ref()
+            .ok_or_else(|| backend_err("no key pair (call keygen)"))?;
+        Ok(sk.as_ref().to_vec())
+    }
+
     /// `OQS_KEM_keypair_derand`. For ML-KEM the seed is FIPS 203's d‖z
     /// as is: mlkem-native (liboqs 0.13's ML-KEM) expands the first 32
     /// bytes as d (G(d‖k)) and stores the last 32 as z in the key.
@@ -406,6 +414,29 @@ impl Signer for OqsSigner {
         // liboqs reports a rejected signature as OQS_ERROR, which the crate
         // cannot tell from another failure; the inputs are checked above.
         Ok(self.sig.verify(msg, sig, pk).is_ok())
+    }
+
+    /// `OQS_SIG_verify_with_ctx_str`, for schemes that take a context.
+    fn verify_ctx(&mut self, msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<bool> {
+        if ctx.is_empty() {
+            return self.verify(msg, sig);
+        }
+        if !self.sig.has_ctx_str_support() {
+            return Err(Error::Unsupported(
+                "verification with a context string".into(),
+            ));
+        }
+        let pk = self
+            .peer
+            .as_ref()
+            .ok_or_else(|| backend_err("verify: no peer public key (call set_peer)"))?;
+        if sig.len() != self.sig_len {
+            return Ok(false);
+        }
+        let Some(sig) = self.sig.signature_from_bytes(sig) else {
+            return Ok(false);
+        };
+        Ok(self.sig.verify_with_ctx_str(msg, sig, ctx, pk).is_ok())
     }
 
     fn key_sizes(&self) -> Result<Vec<SizeEntry>> {

@@ -166,10 +166,29 @@ impl<K: ml_kem::Kem> Default for MlKemKem<K> {
     }
 }
 
+/// The crate's derandomized encapsulation, an inherent method of each
+/// parameter set's concrete key type.
+trait DerandEncaps: ml_kem::Kem {
+    fn encaps_derand(ek: &Self::EncapsulationKey, m: &[u8]) -> Result<(Vec<u8>, Vec<u8>)>;
+}
+
+macro_rules! derand_encaps {
+    ($($k:ty),*) => {$(
+        impl DerandEncaps for $k {
+            fn encaps_derand(ek: &Self::EncapsulationKey, m: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+                let m = m.try_into().map_err(|_| bad_len("ML-KEM m", 32, m.len()))?;
+                let (ct, ss) = ek.encapsulate_deterministic(m);
+                Ok((ct.to_vec(), ss.to_vec()))
+            }
+        }
+    )*};
+}
+derand_encaps!(ml_kem::MlKem512, ml_kem::MlKem768, ml_kem::MlKem1024);
+
 #[allow(deprecated)] // ExpandedKeyEncoding, see `key_sizes`
 impl<K> ango_core::Kem for MlKemKem<K>
 where
-    K: ml_kem::Kem + FromSeed,
+    K: ml_kem::Kem + FromSeed + DerandEncaps,
     K::DecapsulationKey: Decapsulate + ExpandedKeyEncoding + KeyExport,
 {
     fn keygen(&mut self) -> Result<Vec<u8>> {
@@ -229,6 +248,19 @@ where
         let ek = self.peer.as_ref().ok_or_else(no_peer)?;
         let (ct, ss) = ek.encapsulate_with_rng(&mut rng());
         Ok((ct.to_vec(), ss.to_vec()))
+    }
+
+    /// ML-KEM.Encaps_internal(ek, m) (the crate's hazmat
+    /// `encapsulate_deterministic`).
+    fn encaps_derand(&mut self, m: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+        let ek = self.peer.as_ref().ok_or_else(no_peer)?;
+        K::encaps_derand(ek, m)
+    }
+
+    #[allow(deprecated)]
+    fn export_secret(&self) -> Result<Vec<u8>> {
+        let dk = self.dk.as_ref().ok_or_else(no_key)?;
+        Ok(dk.to_expanded_bytes().to_vec())
     }
 
     fn decaps(&mut self, ct: &[u8]) -> Result<Vec<u8>> {
@@ -418,6 +450,9 @@ impl ango_core::Kem for HybridKem {
 /// ML-DSA-44/65/87, generic over the `ml_dsa` parameter set.
 struct MlDsaSigner<P: MlDsaParams> {
     sk: Option<ml_dsa::SigningKey<P>>,
+    /// The key known-answer tests sign with (`keygen_from_seed`,
+    /// `import_secret`).
+    kat: Option<ml_dsa::ExpandedSigningKey<P>>,
     peer: Option<ml_dsa::VerifyingKey<P>>,
 }
 
@@ -425,9 +460,24 @@ impl<P: MlDsaParams> Default for MlDsaSigner<P> {
     fn default() -> Self {
         MlDsaSigner {
             sk: None,
+            kat: None,
             peer: None,
         }
     }
+}
+
+/// Run `f`, turning a panic of the library into an error (ml-dsa's
+/// expanded-key decoder documents that malformed keys can panic).
+/// The panic message is kept off the terminal while `f` runs (the panic
+/// hook is process-wide, so such calls are serialised).
+fn no_panic<T>(what: &str, f: impl FnOnce() -> T) -> Result<T> {
+    static QUIET: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = QUIET.lock().unwrap_or_else(|p| p.into_inner());
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    r.map_err(|_| err(format!("{what}: the library panicked")))
 }
 
 impl<P: MlDsaParams + 'static> ango_core::Signer for MlDsaSigner<P> {
@@ -468,6 +518,76 @@ impl<P: MlDsaParams + 'static> ango_core::Signer for MlDsaSigner<P> {
             return Ok(false);
         };
         Ok(vk.verify_with_context(msg, &[], &sig))
+    }
+
+    fn verify_ctx(&mut self, msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<bool> {
+        let vk = self.peer.as_ref().ok_or_else(no_peer)?;
+        let Ok(sig) = ml_dsa::Signature::<P>::try_from(sig) else {
+            return Ok(false);
+        };
+        Ok(vk.verify_with_context(msg, ctx, &sig))
+    }
+
+    /// ML-DSA.KeyGen_internal(ξ) of FIPS 204 (Algorithm 6).
+    fn keygen_from_seed(&mut self, seed: &[u8]) -> Result<Vec<u8>> {
+        self.kat = None;
+        let xi = <&ml_dsa::B32>::try_from(seed)
+            .map_err(|_| bad_len("ML-DSA seed (ξ)", 32, seed.len()))?;
+        let sk = ml_dsa::SigningKey::<P>::from_seed(xi);
+        let pk = sk.verifying_key().encode().to_vec();
+        self.kat = Some(sk.expanded_key().clone());
+        Ok(pk)
+    }
+
+    /// FIPS 204's skDecode through the crate's (deprecated, unchecked)
+    /// `from_expanded`; only the length is checked by the type.
+    #[allow(deprecated)]
+    fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
+        self.kat = None;
+        let enc = <&ml_dsa::ExpandedSigningKeyBytes<P>>::try_from(sk).map_err(|_| {
+            err(format!(
+                "ML-DSA signing key of wrong length ({} bytes)",
+                sk.len()
+            ))
+        })?;
+        self.kat = Some(no_panic("ML-DSA skDecode", || {
+            ml_dsa::ExpandedSigningKey::<P>::from_expanded(enc)
+        })?);
+        Ok(())
+    }
+
+    /// ML-DSA.Sign_internal (FIPS 204 Algorithm 7) on M' = 0 ‖ |ctx| ‖ ctx
+    /// ‖ M, as ML-DSA.Sign (Algorithm 2) builds it, with the given rnd.
+    fn sign_with(&mut self, msg: &[u8], ctx: &[u8], rnd: &[u8]) -> Result<Vec<u8>> {
+        let sk = self.kat.as_ref().ok_or_else(no_key)?;
+        let Ok(n) = u8::try_from(ctx.len()) else {
+            return Err(err(format!(
+                "ML-DSA context of {} bytes (at most 255)",
+                ctx.len()
+            )));
+        };
+        let rnd =
+            <&ml_dsa::B32>::try_from(rnd).map_err(|_| bad_len("ML-DSA rnd", 32, rnd.len()))?;
+        let sig = no_panic("ML-DSA sign", || {
+            sk.sign_internal(&[&[0, n], ctx, msg], rnd)
+        })?;
+        Ok(sig.encode().to_vec())
+    }
+
+    /// The deterministic external-μ signing (`sign_mu_deterministic`); the
+    /// crate takes no given rnd with a μ.
+    fn sign_mu(&mut self, mu: &[u8], rnd: &[u8]) -> Result<Vec<u8>> {
+        if rnd.iter().any(|&b| b != 0) {
+            return Err(Error::Unsupported(
+                "signing an external μ with a given non-zero rnd".into(),
+            ));
+        }
+        let sk = self.kat.as_ref().ok_or_else(no_key)?;
+        let mu = mu
+            .try_into()
+            .map_err(|_| bad_len("ML-DSA μ", 64, mu.len()))?;
+        let sig = no_panic("ML-DSA sign", || sk.sign_mu_deterministic(mu))?;
+        Ok(sig.encode().to_vec())
     }
 
     fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
