@@ -4,6 +4,8 @@
 //!   textbook way; NOT constant time);
 //! - `ttable-nct`: four 8→32-bit tables per direction (fast in software; NOT
 //!   constant time: table indices are secret);
+//! - `bitsliced`: eight blocks at once on bit planes, no table (constant
+//!   time, portable; `aes/bitsliced.rs`);
 //! - `aesni`: the AES instructions, eight blocks in flight for ECB and CTR;
 //! - `vaes`: the AES instructions on 256-bit registers, sixteen blocks in
 //!   flight;
@@ -14,6 +16,7 @@
 
 #[cfg(target_arch = "x86_64")]
 pub mod aesni;
+pub mod bitsliced;
 pub mod fips_sbox;
 pub mod ttable;
 #[cfg(target_arch = "x86_64")]
@@ -130,6 +133,7 @@ variants! {
         portable {
             FipsSbox => "fips-sbox-nct",
             TTable => "ttable-nct",
+            Bitsliced => "bitsliced",
         }
         x86_64 {
             AesNi(cpu::AesNi) => "aesni" needs ["aes"] else "CPU lacks AES-NI",
@@ -159,11 +163,13 @@ impl Aes {
             Aes::Vaes(t) => expand_key(key, |w| aesni::sub_word(t.aesni(), w))?,
             #[cfg(target_arch = "x86_64")]
             Aes::Vaes512(t) => expand_key(key, |w| aesni::sub_word(t.vaes().aesni(), w))?,
+            Aes::Bitsliced => expand_key(key, bitsliced::sub_word)?,
             _ => expand_key(key, sub_word_table)?,
         };
         let inner = match self {
             Aes::FipsSbox => Inner::FipsSbox(ks),
             Aes::TTable => Inner::TTable(ttable::Keys::new(&ks)),
+            Aes::Bitsliced => Inner::Bitsliced(bitsliced::Keys::new(&ks)),
             #[cfg(target_arch = "x86_64")]
             Aes::AesNi(t) => Inner::AesNi(t, aesni::Keys::new(t, &ks)),
             #[cfg(target_arch = "x86_64")]
@@ -182,6 +188,7 @@ impl Aes {
 enum Inner {
     FipsSbox(KeySchedule),
     TTable(ttable::Keys),
+    Bitsliced(bitsliced::Keys),
     #[cfg(target_arch = "x86_64")]
     AesNi(cpu::AesNi, aesni::Keys),
     #[cfg(target_arch = "x86_64")]
@@ -209,6 +216,7 @@ impl AesKey {
             Inner::TTable(k) => buf
                 .chunks_exact_mut(16)
                 .for_each(|b| k.encrypt_block(b.try_into().expect("16"))),
+            Inner::Bitsliced(k) => k.apply_blocks(buf, false),
             #[cfg(target_arch = "x86_64")]
             Inner::AesNi(t, k) => aesni::encrypt_blocks(*t, k, buf),
             #[cfg(target_arch = "x86_64")]
@@ -228,6 +236,7 @@ impl AesKey {
             Inner::TTable(k) => buf
                 .chunks_exact_mut(16)
                 .for_each(|b| k.decrypt_block(b.try_into().expect("16"))),
+            Inner::Bitsliced(k) => k.apply_blocks(buf, true),
             #[cfg(target_arch = "x86_64")]
             Inner::AesNi(t, k) => aesni::decrypt_blocks(*t, k, buf),
             #[cfg(target_arch = "x86_64")]
@@ -257,6 +266,7 @@ impl AesKey {
             Inner::Vaes(t, k) => vaes::ctr_xor(*t, k, iv, buf, inc32),
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes512(t, k) => vaes512::ctr_xor(*t, k, iv, buf, inc32),
+            Inner::Bitsliced(k) => k.ctr_xor(iv, buf, inc32),
             _ => {
                 let mut ctr = u128::from_be_bytes(*iv);
                 for chunk in buf.chunks_mut(16) {

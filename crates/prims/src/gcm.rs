@@ -33,6 +33,7 @@ impl Gcm {
     pub fn variant_name(&self) -> String {
         let g = match &self.ghash {
             GhashKey::Soft(_) => "4bit-nct",
+            GhashKey::Ctmul(_) => "ctmul",
             #[cfg(target_arch = "x86_64")]
             GhashKey::Pclmul(..) => "pclmul",
             #[cfg(target_arch = "x86_64")]

@@ -1,7 +1,10 @@
-//! GHASH (SP 800-38D §6.4) in three variants: Shoup's 4-bit tables
-//! (`4bit-nct`, not constant time), PCLMULQDQ with four blocks aggregated
-//! (`pclmul`) and VPCLMULQDQ with sixteen (`vpclmul`).
+//! GHASH (SP 800-38D §6.4) in four variants: Shoup's 4-bit tables
+//! (`4bit-nct`, not constant time), carry-less multiplication from integer
+//! multiplications without tables (`ctmul`, constant time, portable),
+//! PCLMULQDQ with four blocks aggregated (`pclmul`) and VPCLMULQDQ with
+//! sixteen (`vpclmul`).
 
+pub mod ctmul;
 #[cfg(target_arch = "x86_64")]
 pub mod pclmul;
 pub mod soft4bit;
@@ -15,6 +18,7 @@ variants! {
     pub enum Ghash ("GHASH") {
         portable {
             Soft4bit => "4bit-nct",
+            Ctmul => "ctmul",
         }
         x86_64 {
             Pclmul(cpu::Pclmul) => "pclmul" needs ["pclmulqdq"] else "CPU lacks PCLMULQDQ",
@@ -34,6 +38,7 @@ impl Ghash {
     pub fn key(self, h: &[u8; 16]) -> GhashKey {
         match self {
             Ghash::Soft4bit => GhashKey::Soft(soft4bit::Key::new(u128::from_be_bytes(*h))),
+            Ghash::Ctmul => GhashKey::Ctmul(ctmul::Key::new(u128::from_be_bytes(*h))),
             #[cfg(target_arch = "x86_64")]
             Ghash::Pclmul(t) => GhashKey::Pclmul(t, pclmul::Key::new(t, h)),
             #[cfg(target_arch = "x86_64")]
@@ -48,6 +53,7 @@ impl Ghash {
 #[allow(clippy::large_enum_variant)]
 pub enum GhashKey {
     Soft(soft4bit::Key),
+    Ctmul(ctmul::Key),
     #[cfg(target_arch = "x86_64")]
     Pclmul(cpu::Pclmul, pclmul::Key),
     #[cfg(target_arch = "x86_64")]
@@ -63,6 +69,12 @@ impl GhashKey {
         let tail: &[u8] = if whole < data.len() { &tail } else { &[] };
         match self {
             GhashKey::Soft(k) => {
+                let mut s = u128::from_be_bytes(*y);
+                k.update(&mut s, &data[..whole]);
+                k.update(&mut s, tail);
+                *y = s.to_be_bytes();
+            }
+            GhashKey::Ctmul(k) => {
                 let mut s = u128::from_be_bytes(*y);
                 k.update(&mut s, &data[..whole]);
                 k.update(&mut s, tail);
