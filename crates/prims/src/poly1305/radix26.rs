@@ -146,7 +146,11 @@ impl Poly1305 {
         }
         g[4] = (h[4] + c).wrapping_sub(1 << 26);
         // Bit 31 of g[4] is set exactly when the subtraction borrowed.
-        let keep_g = (g[4] >> 31).wrapping_sub(1); // all ones if no borrow
+        // All ones if no borrow. The mask passes through black_box so the
+        // compiler cannot see it is 0 or !0: without it LLVM turned the
+        // select below into a jump on the borrow (`js`), a branch on the
+        // secret accumulator that ango's memcheck check found.
+        let keep_g = core::hint::black_box((g[4] >> 31).wrapping_sub(1));
         for i in 0..5 {
             h[i] = (h[i] & !keep_g) | (g[i] & keep_g);
         }
