@@ -169,9 +169,31 @@ fn pub_from_raw(name: &str, raw: &[u8]) -> std::result::Result<PKey<Public>, Err
 fn encapsulate<T: HasPublic>(
     pk: &PKeyRef<T>,
 ) -> std::result::Result<(Vec<u8>, Vec<u8>), ErrorStack> {
+    encapsulate_with(pk, None)
+}
+
+/// Encapsulation, with `ikme` (OpenSSL 3.5's ML-KEM parameter for FIPS
+/// 203's m, meant for known-answer tests) when given.
+fn encapsulate_with<T: HasPublic>(
+    pk: &PKeyRef<T>,
+    ikme: Option<&[u8]>,
+) -> std::result::Result<(Vec<u8>, Vec<u8>), ErrorStack> {
     let ctx = PkeyCtx::new(pk)?;
-    // SAFETY: `ctx` is valid; NULL params.
-    cvt(unsafe { ffi::EVP_PKEY_encapsulate_init(ctx.as_ptr(), ptr::null()) })?;
+    // SAFETY: the parameter points into `ikme`, which outlives the init
+    // call (OpenSSL copies it); the array ends with END.
+    let params = ikme.map(|m| unsafe {
+        [
+            ffi::OSSL_PARAM_construct_octet_string(
+                c"ikme".as_ptr(),
+                m.as_ptr() as *mut libc::c_void,
+                m.len(),
+            ),
+            ffi::OSSL_PARAM_construct_end(),
+        ]
+    });
+    let p = params.as_ref().map_or(ptr::null(), |a| a.as_ptr());
+    // SAFETY: `ctx` is valid; `p` is NULL or a terminated parameter array.
+    cvt(unsafe { ffi::EVP_PKEY_encapsulate_init(ctx.as_ptr(), p) })?;
     let (mut ctlen, mut sslen) = (0usize, 0usize);
     // SAFETY: NULL buffers ask for the lengths.
     cvt(unsafe {
@@ -317,6 +339,18 @@ impl Kem for OsslKem {
         }
     }
 
+    /// ML-KEM.Encaps_internal(ek, m) through the "ikme" parameter.
+    fn encaps_derand(&mut self, m: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+        if ml_kem_type(self.algo).is_none() {
+            return Err(Error::Unsupported("encapsulation with a given m".into()));
+        }
+        let peer = self
+            .peer
+            .as_ref()
+            .ok_or_else(|| err("no peer key (set_peer first)"))?;
+        encapsulate_with(peer, Some(m)).map_err(err)
+    }
+
     fn decaps(&mut self, ct: &[u8]) -> Result<Vec<u8>> {
         let key = self.key()?;
         if self.algo == PkAlgorithm::X25519 {
@@ -393,6 +427,64 @@ fn ml_kem_type(a: PkAlgorithm) -> Option<openssl::pkey::KeyType> {
         PkAlgorithm::MlKem1024 => Some(KeyType::ML_KEM_1024),
         _ => None,
     }
+}
+
+fn ml_dsa_type(a: PkAlgorithm) -> Option<openssl::pkey::KeyType> {
+    use openssl::pkey::KeyType;
+    match a {
+        PkAlgorithm::MlDsa44 => Some(KeyType::ML_DSA_44),
+        PkAlgorithm::MlDsa65 => Some(KeyType::ML_DSA_65),
+        PkAlgorithm::MlDsa87 => Some(KeyType::ML_DSA_87),
+        _ => None,
+    }
+}
+
+/// ML-DSA signing for known-answer tests through EVP_PKEY_sign_message_init
+/// with OpenSSL 3.5's parameters: "context-string", "deterministic" (rnd
+/// all zero) or "test-entropy" (a given rnd), and "mu" (the message is an
+/// external μ).
+fn ml_dsa_sign_kat(
+    a: PkAlgorithm,
+    key: &PKey<Private>,
+    msg: &[u8],
+    ctx_str: &[u8],
+    rnd: &[u8],
+    mu: bool,
+) -> Result<Vec<u8>> {
+    let f = prepared::Fetched::new(ossl_name(a).expect("named"))?;
+    let mut ctx = PkeyCtx::new(key).map_err(err)?;
+    let deterministic = rnd.iter().all(|&b| b == 0);
+    let mut one: libc::c_uint = 1;
+    let mut mu_flag: libc::c_uint = u32::from(mu);
+    // SAFETY: every parameter points into a local or an argument that
+    // outlives the init call (OpenSSL copies what it keeps); the array ends
+    // with END.
+    let params = unsafe {
+        let mut v = vec![ffi::OSSL_PARAM_construct_octet_string(
+            c"context-string".as_ptr(),
+            ctx_str.as_ptr() as *mut libc::c_void,
+            ctx_str.len(),
+        )];
+        v.push(if deterministic {
+            ffi::OSSL_PARAM_construct_uint(c"deterministic".as_ptr(), &mut one)
+        } else {
+            ffi::OSSL_PARAM_construct_octet_string(
+                c"test-entropy".as_ptr(),
+                rnd.as_ptr() as *mut libc::c_void,
+                rnd.len(),
+            )
+        });
+        v.push(ffi::OSSL_PARAM_construct_uint(c"mu".as_ptr(), &mut mu_flag));
+        v.push(ffi::OSSL_PARAM_construct_end());
+        v
+    };
+    // SAFETY: valid context holding a private key, fetched algorithm and a
+    // terminated parameter array.
+    cvt(unsafe { ffi::EVP_PKEY_sign_message_init(ctx.as_ptr(), f.0, params.as_ptr()) })
+        .map_err(err)?;
+    let mut sig = Vec::new();
+    ctx.sign_to_vec(msg, &mut sig).map_err(err)?;
+    Ok(sig)
 }
 
 struct OsslSig {
@@ -502,6 +594,43 @@ impl Signer for OsslSig {
         // its error queue filled, now drained): to the caller it is a
         // rejected signature.
         Ok(r.unwrap_or(false))
+    }
+
+    /// ML-DSA.KeyGen_internal(ξ) (`EVP_PKEY_fromdata` with "seed").
+    fn keygen_from_seed(&mut self, seed: &[u8]) -> Result<Vec<u8>> {
+        self.key = None;
+        let kt = ml_dsa_type(self.algo)
+            .ok_or_else(|| Error::Unsupported(format!("{} from a seed", self.algo)))?;
+        let k = PKey::private_key_from_seed(None, kt, None, seed).map_err(err)?;
+        let pk = k.raw_public_key().map_err(err)?;
+        self.key = Some(k);
+        Ok(pk)
+    }
+
+    /// An expanded ML-DSA signing key (FIPS 204 skEncode) as OpenSSL's raw
+    /// private key.
+    fn import_secret(&mut self, sk: &[u8]) -> Result<()> {
+        self.key = None;
+        let kt = ml_dsa_type(self.algo)
+            .ok_or_else(|| Error::Unsupported(format!("importing a {} key", self.algo)))?;
+        self.key = Some(PKey::private_key_from_raw_bytes_ex(None, kt, None, sk).map_err(err)?);
+        Ok(())
+    }
+
+    fn sign_with(&mut self, msg: &[u8], ctx: &[u8], rnd: &[u8]) -> Result<Vec<u8>> {
+        if ml_dsa_type(self.algo).is_none() {
+            return Err(Error::Unsupported(
+                "signing with a given context and randomness".into(),
+            ));
+        }
+        ml_dsa_sign_kat(self.algo, self.key()?, msg, ctx, rnd, false)
+    }
+
+    fn sign_mu(&mut self, mu: &[u8], rnd: &[u8]) -> Result<Vec<u8>> {
+        if ml_dsa_type(self.algo).is_none() {
+            return Err(Error::Unsupported("signing an external μ".into()));
+        }
+        ml_dsa_sign_kat(self.algo, self.key()?, mu, &[], rnd, true)
     }
 
     /// ML-DSA with a context string (`set_context_string`).
@@ -776,10 +905,10 @@ mod prepared {
 
     /// The signature algorithm fetched once (EVP_SIGNATURE_fetch), for
     /// EVP_PKEY_sign_message_init / verify_message_init.
-    struct Fetched(*mut ffi::EVP_SIGNATURE);
+    pub(super) struct Fetched(pub(super) *mut ffi::EVP_SIGNATURE);
 
     impl Fetched {
-        fn new(name: &str) -> Result<Fetched> {
+        pub(super) fn new(name: &str) -> Result<Fetched> {
             let c = CString::new(name).expect("no NUL in algorithm names");
             // SAFETY: a valid NUL-terminated name; default library context
             // and properties.
