@@ -38,9 +38,28 @@ pub enum Cmd {
     Report(ReportArgs),
     /// Run every known-answer test and cross-backend check, and print a pass/fail table.
     Verify(VerifyArgs),
+    /// Constant-time checks: valgrind memcheck with secrets marked undefined, and dudect's t-test.
+    Ct(CtArgs),
     /// Internal: measure in a child process with a different environment.
     #[command(name = "__worker", hide = true)]
     Worker,
+    /// Internal: run one constant-time target under valgrind.
+    #[command(name = "__ct-worker", hide = true)]
+    CtWorker { id: String },
+}
+
+#[derive(Args, Debug)]
+pub struct CtArgs {
+    /// Targets: all (default), or implementations (aes/bitsliced, ghash/ctmul,
+    /// aes/ttable-nct+ghash/4bit-nct, …), algorithms (aes-128-gcm) or backends (openssl).
+    #[arg(long = "impl", value_name = "LIST")]
+    pub impl_: Option<String>,
+    /// 20 000 measurements per dudect run instead of 200 000.
+    #[arg(long)]
+    pub quick: bool,
+    /// table or json (one record per target).
+    #[arg(long, default_value = "table")]
+    pub format: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -106,6 +125,9 @@ pub struct RunArgs {
     /// Leave the TLS handshake lab out of the run.
     #[arg(long)]
     pub no_tls: bool,
+    /// Leave the constant-time checks (`ango ct --quick`) out of the run.
+    #[arg(long)]
+    pub no_ct: bool,
     /// Handshakes per combination in the run's TLS lab (default 1000, 50 with --quick).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub tls_handshakes: Option<String>,

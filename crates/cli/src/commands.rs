@@ -1,7 +1,7 @@
 //! One function per subcommand: wiring only.
 
 use crate::args::{
-    Cli, Cmd, CompareArgs, FormatArgs, PkArgs, ReportArgs, RunArgs, SpeedArgs, TlsArgs,
+    Cli, Cmd, CompareArgs, CtArgs, FormatArgs, PkArgs, ReportArgs, RunArgs, SpeedArgs, TlsArgs,
 };
 use crate::sink::{ParentSink, EVENTS, PK_SAMPLES};
 use ango_core::results::{utc_now, ResultsDir, ENV, FINDINGS, REPORT, RESULTS};
@@ -41,6 +41,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             }
         }
         Cmd::Worker => worker(),
+        Cmd::Ct(a) => ct_cmd(&a),
+        Cmd::CtWorker { id } => ango_study::ct::memcheck_worker(&id).map(|()| 0),
     }
 }
 
@@ -158,6 +160,13 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         _ => None,
     };
 
+    // `ango run` ends with the constant-time checks' short pass.
+    let ct_targets = match run_args {
+        Some(r) if !r.no_ct => ango_study::ct::targets(),
+        _ => Vec::new(),
+    };
+    total += ct_targets.len();
+
     let dir = match (&a.out, is_run) {
         (Some(p), _) => Some(ResultsDir::create_new(p)?),
         (None, true) => Some(ResultsDir::create_default(
@@ -218,6 +227,9 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             break;
         }
     }
+    if !interrupted && !ct_targets.is_empty() {
+        interrupted = run_ct_pass(&ct_targets, &run_id, &mut sink)?;
+    }
     let data = report_data(Some(env.clone()), &sink, interrupted);
     if let Some(d) = &sink.dir {
         write_presentation(d, &data)?;
@@ -234,12 +246,55 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     if let Some(d) = &sink.dir {
         eprintln!(
             "ango: {} points in {}; report: {}",
-            sink.records.len() + sink.pk_records.len() + sink.tls_records.len(),
+            sink.records.len()
+                + sink.pk_records.len()
+                + sink.tls_records.len()
+                + sink.ct_records.len(),
             d.path.join(RESULTS).display(),
             d.path.join(REPORT).display()
         );
     }
     Ok(sink.finish(interrupted))
+}
+
+/// `ango run`'s constant-time pass: every target, memcheck where valgrind
+/// runs it, dudect with `--quick`'s measurements; each record kept as it
+/// comes. Returns whether Ctrl-C stopped it.
+fn run_ct_pass(
+    targets: &[ango_study::ct::Target],
+    run_id: &str,
+    sink: &mut ParentSink,
+) -> Result<bool> {
+    let exe = std::env::current_exe().map_err(|e| Error::io("the ango executable", e))?;
+    let mut cache = ango_study::ct::MemcheckCache::new();
+    eprintln!(
+        "ango: constant-time checks, {} targets (memcheck under valgrind, dudect {} measurements)",
+        targets.len(),
+        CT_MEASUREMENTS[1]
+    );
+    for t in targets {
+        if ango_harness::measure::stop_requested() {
+            return Ok(true);
+        }
+        let r = ango_study::ct::check(t, CT_MEASUREMENTS[1], Some(&exe), run_id, &mut cache)?;
+        eprintln!(
+            "[{}/{}] ct {} {} {}: memcheck {}, max |t| {:.2}: {}",
+            sink.done + 1,
+            sink.total,
+            r.algorithm,
+            r.backend,
+            r.implementation,
+            r.memcheck,
+            r.max_abs_t,
+            r.verdict.name()
+        );
+        sink.ct_record(r)?;
+    }
+    let code = ct_verdict(&sink.ct_records, false);
+    if code != 0 {
+        sink.errors += 1;
+    }
+    Ok(false)
 }
 
 /// What a run presents: its records, events and notes.
@@ -257,6 +312,7 @@ fn report_data(env: Option<EnvInfo>, sink: &ParentSink, interrupted: bool) -> Re
         pk_records: sink.pk_records.clone(),
         pk_samples: sink.pk_samples.clone(),
         tls_records: sink.tls_records.clone(),
+        ct_records: sink.ct_records.clone(),
         events: sink.events.clone(),
         notes,
         variant_providers: variant_providers(),
@@ -291,6 +347,7 @@ struct Loaded {
     speed: Vec<SpeedRecord>,
     pk: Vec<PkRecord>,
     tls: Vec<TlsRecord>,
+    ct: Vec<ango_core::ct::CtRecord>,
     notes: Vec<String>,
 }
 
@@ -300,6 +357,7 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         speed: Vec::new(),
         pk: Vec::new(),
         tls: Vec::new(),
+        ct: Vec::new(),
         notes: Vec::new(),
     };
     let mut bad = lines.bad_lines.clone();
@@ -311,6 +369,10 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         } else if v["suite"] == "tls" {
             serde_json::from_value::<TlsRecord>(v)
                 .map(|r| out.tls.push(r))
+                .is_ok()
+        } else if v["suite"] == "ct" {
+            serde_json::from_value::<ango_core::ct::CtRecord>(v)
+                .map(|r| out.ct.push(r))
                 .is_ok()
         } else {
             serde_json::from_value::<SpeedRecord>(v)
@@ -497,6 +559,7 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
         records: loaded.speed,
         pk_records: loaded.pk,
         tls_records: loaded.tls,
+        ct_records: loaded.ct,
         pk_samples: pk_samples.items,
         events: events.items,
         notes,
@@ -1087,6 +1150,133 @@ fn verify_pk(known: &mut Known) -> usize {
 }
 
 /// The child side of a hardware-setting point: spec on stdin, events on stdout.
+/// Measurements per dudect run: full, and `--quick` (also `ango run`'s pass).
+pub(crate) const CT_MEASUREMENTS: [usize; 2] = [200_000, 20_000];
+
+fn ct_cmd(a: &CtArgs) -> Result<i32> {
+    check_format(&a.format)?;
+    let targets = ango_study::ct::select(ango_study::ct::targets(), a.impl_.as_deref())?;
+    let n = CT_MEASUREMENTS[usize::from(a.quick)];
+    let json = a.format == "json";
+    let (run_id, _) = utc_now();
+    let records = ct_pass(&targets, n, true, &run_id, !json)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&records).expect("records serialise")
+        );
+    }
+    Ok(ct_verdict(&records, !json))
+}
+
+/// Check `targets`, printing a line per target when `show`; memcheck runs
+/// where valgrind can run the target (`memcheck` false: dudect only).
+pub(crate) fn ct_pass(
+    targets: &[ango_study::ct::Target],
+    n: usize,
+    memcheck: bool,
+    run_id: &str,
+    show: bool,
+) -> Result<Vec<ango_study::ct::CtRecord>> {
+    let exe = std::env::current_exe().map_err(|e| Error::io("the ango executable", e))?;
+    if show {
+        println!(
+            "constant-time checks: memcheck (valgrind, key and input marked secret) and dudect \
+             ({n} measurements per run, |t| > {} is a leak, re-measured once)",
+            ango_study::ct::THRESHOLD
+        );
+        println!(
+            "{:<20} {:<10} {:<44} {:<9} {:>8} {:<14}",
+            "algorithm", "backend", "implementation", "memcheck", "max |t|", "verdict"
+        );
+    }
+    let mut out = Vec::new();
+    let mut cache = ango_study::ct::MemcheckCache::new();
+    for t in targets {
+        let r = ango_study::ct::check(t, n, memcheck.then_some(exe.as_path()), run_id, &mut cache)?;
+        if show {
+            println!(
+                "{:<20} {:<10} {:<44} {:<9} {:>8.2} {:<14}{}",
+                r.algorithm,
+                r.backend,
+                r.implementation,
+                r.memcheck,
+                r.max_abs_t,
+                r.verdict.name(),
+                match r.label_agrees {
+                    Some(false) => "  (its name's -nct disagrees)",
+                    _ => "",
+                }
+            );
+            if r.memcheck == "not-run" {
+                println!("    memcheck not run: {}", r.memcheck_detail);
+            }
+            for f in &r.memcheck_findings {
+                println!("    memcheck: {f}");
+            }
+            if !r.parts_flagged.is_empty() {
+                println!(
+                    "    leaks through its parts, which memcheck flags on their own: {}",
+                    r.parts_flagged.join(", ")
+                );
+            }
+            if let Some(first) = r.first_max_abs_t {
+                println!(
+                    "    first run crossed ({first:.2}); measured again: {:.2}",
+                    r.max_abs_t
+                );
+            }
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// The end of a constant-time pass: the positive controls (exit 1 if one
+/// came out wrong: the check is broken here) and the labels.
+pub(crate) fn ct_verdict(records: &[ango_study::ct::CtRecord], show: bool) -> i32 {
+    let broken = ango_study::ct::broken_controls(records);
+    let labels: Vec<&ango_study::ct::CtRecord> = records
+        .iter()
+        .filter(|r| r.label_agrees == Some(false))
+        .collect();
+    let show_line = |s: String| {
+        if show {
+            println!("{s}");
+        } else {
+            eprintln!("{s}");
+        }
+    };
+    for r in &labels {
+        show_line(format!(
+            "label: {} {} is {} but its name {}",
+            r.algorithm,
+            r.implementation,
+            r.verdict.name(),
+            if r.implementation.contains("-nct") {
+                "says -nct (not constant time)"
+            } else {
+                "lacks -nct"
+            }
+        ));
+    }
+    let controls = records.iter().filter(|r| r.control.is_some()).count();
+    if broken.is_empty() {
+        if controls > 0 {
+            show_line(format!(
+                "\npositive controls: {controls} of {controls} as they must be (table AES and GHASH leak, bitsliced AES and ctmul GHASH constant-time)"
+            ));
+        }
+        0
+    } else {
+        show_line("\nTHE CHECK IS BROKEN HERE: positive controls came out wrong:".to_string());
+        for b in &broken {
+            show_line(format!("  {b}"));
+        }
+        1
+    }
+}
+
 fn worker() -> Result<i32> {
     install_interrupt_handler();
     let mut text = String::new();

@@ -14,6 +14,7 @@ pub struct ParentSink {
     pub pk_records: Vec<PkRecord>,
     pub pk_samples: Vec<ango_core::PkSamples>,
     pub tls_records: Vec<ango_core::TlsRecord>,
+    pub ct_records: Vec<ango_core::ct::CtRecord>,
     pub events: Vec<serde_json::Value>,
     pub total: usize,
     pub done: usize,
@@ -34,6 +35,7 @@ impl ParentSink {
             pk_records: Vec::new(),
             pk_samples: Vec::new(),
             tls_records: Vec::new(),
+            ct_records: Vec::new(),
             events: Vec::new(),
             total,
             done: 0,
@@ -62,7 +64,7 @@ impl ParentSink {
     pub fn defect_lines(&self) -> Vec<String> {
         self.known_defects
             .iter()
-            .map(|(b, a, m)| format!("{}; not timed", m.line(b, a)))
+            .map(|(b, a, m)| format!("{}; {}", m.line(b, a), m.timing_note()))
             .collect()
     }
 
@@ -74,7 +76,9 @@ impl ParentSink {
         let mut text = String::new();
         let lines = self.defect_lines();
         if !lines.is_empty() {
-            text.push_str("Known library defects (these pairs are never timed):\n");
+            text.push_str(
+                "Known library defects (never timed, but for input-check ones that give right results on valid inputs):\n",
+            );
             for l in lines {
                 text.push_str(&format!("  {l}\n"));
             }
@@ -93,6 +97,16 @@ impl ParentSink {
         } else {
             eprint!("{text}");
         }
+    }
+
+    /// Keep one constant-time check's record (results.jsonl, `suite: ct`).
+    pub fn ct_record(&mut self, r: ango_core::ct::CtRecord) -> Result<()> {
+        if let Some(d) = &self.dir {
+            d.append(RESULTS, &r)?;
+        }
+        self.done += 1;
+        self.ct_records.push(r);
+        Ok(())
     }
 
     pub fn finish(&self, interrupted: bool) -> i32 {
@@ -267,6 +281,12 @@ impl Sink for ParentSink {
                 if !ok {
                     line.push_str(if backend.starts_with("cross-library") {
                         "\n    the libraries disagree (each is still timed if its own checks pass)"
+                    } else if failures.is_empty()
+                        && known
+                            .iter()
+                            .all(|m| m.category == ango_core::DefectCategory::InputCheck)
+                    {
+                        "\n    timed: its known defects are input-check ones (right results on valid inputs)"
                     } else if failures.is_empty() {
                         "\n    not timed (a known library defect, not a failure of ango)"
                     } else {

@@ -7,6 +7,7 @@
 
 pub mod algo;
 pub mod catalog;
+pub mod ct;
 pub mod error;
 pub mod finding;
 pub mod pk;

@@ -124,6 +124,21 @@ pub fn measure_tsc_hz() -> Option<f64> {
     Some(v[2])
 }
 
+/// The time-stamp counter now (x86_64), else monotonic nanoseconds: a
+/// cheap tick for timing one short call (the constant-time checks).
+#[inline]
+pub fn tsc_now() -> u64 {
+    if tsc::available() {
+        tsc::read()
+    } else {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_nanos() as u64
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod tsc {
     pub fn available() -> bool {

@@ -7,6 +7,7 @@ pub mod cycles;
 pub mod env;
 pub mod measure;
 pub mod stats;
+pub mod valgrind;
 
 pub use cycles::{CycleCounter, CycleSource};
 pub use measure::{measure, Measured, Plan};

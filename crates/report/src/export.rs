@@ -306,9 +306,41 @@ impl Exporter for Tls<'_> {
     }
 }
 
+struct Ct<'a>(&'a [ango_core::ct::CtRecord]);
+
+impl Exporter for Ct<'_> {
+    fn suite(&self) -> &'static str {
+        "ct"
+    }
+    fn title(&self) -> &'static str {
+        "Constant-time checks (memcheck and dudect)"
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn table(&self, _style: &Style) -> String {
+        crate::ct::text_table(self.0)
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(self.0)
+    }
+    fn csv(&self) -> String {
+        crate::ct::csv(self.0)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::ct::markdown(self.0)
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::ct::section(self.0)
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        crate::ct::findings(self.0)
+    }
+}
+
 /// The exporters of a run's data, in the report's order: speed, latency,
-/// public-key, TLS (speed and latency records share `records`, told apart
-/// by `suite`).
+/// public-key, TLS, constant-time (speed and latency records share
+/// `records`, told apart by `suite`).
 pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
     let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
         .records
@@ -323,6 +355,7 @@ pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
             samples: &d.pk_samples,
         }),
         Box::new(Tls(&d.tls_records)),
+        Box::new(Ct(&d.ct_records)),
     ]
 }
 

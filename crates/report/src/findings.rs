@@ -381,7 +381,7 @@ pub fn latency(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<Fin
 }
 
 /// A known library defect as a finding of ango's own: the pair fails
-/// verification and is never timed.
+/// verification and is never timed (an `input-check` one still is).
 pub fn defect(backend: &str, algorithm: &str, m: &DefectMatch) -> Finding {
     Finding::new(
         "verify",
@@ -392,8 +392,15 @@ pub fn defect(backend: &str, algorithm: &str, m: &DefectMatch) -> Finding {
     .value(m.cases.len() as f64, "failing cases")
     .verdict(Verdict::DoesNotHold)
     .explain(format!(
-        "{}. Never timed. Cases: {}.",
+        "{}. {}. Cases: {}.",
         m.detail(),
+        {
+            let t = m.timing_note();
+            let mut c = t.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        },
         ango_core::finding::short_cases(&m.cases)
     ))
 }

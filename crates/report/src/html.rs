@@ -17,6 +17,8 @@ pub struct ReportData {
     pub pk_samples: Vec<ango_core::PkSamples>,
     /// The TLS 1.3 handshake lab's records, one per combination.
     pub tls_records: Vec<ango_core::TlsRecord>,
+    /// The constant-time checks' records, one per target.
+    pub ct_records: Vec<ango_core::ct::CtRecord>,
     /// Lines of events.jsonl (known-answer results, skips, errors).
     pub events: Vec<serde_json::Value>,
     /// Notes about the data itself (interrupted run, cut lines).
@@ -504,7 +506,7 @@ pub fn render(data: &ReportData) -> String {
         ..crate::export::Style::default()
     };
     let d = data;
-    let total = d.records.len() + d.pk_records.len() + d.tls_records.len();
+    let total = d.records.len() + d.pk_records.len() + d.tls_records.len() + d.ct_records.len();
     let mut out = String::new();
     let run_id = d
         .records
@@ -527,7 +529,7 @@ pub fn render(data: &ReportData) -> String {
     }
     let defects = crate::findings::defects_in_events(&d.events);
     if !defects.is_empty() {
-        out.push_str("<h2 class=\"defects\">Known library defects: never timed</h2><p>These pairs failed verification in this run for reasons listed in <code>vectors/known-defects.toml</code>; each failing case id is given.</p>");
+        out.push_str("<h2 class=\"defects\">Known library defects</h2><p>These pairs failed verification in this run for reasons listed in <code>vectors/known-defects.toml</code>; each failing case id is given. They are never timed, but for <code>input-check</code> ones (an unchecked input; right results on valid inputs).</p>");
         out.push_str(&crate::findings::html(&defects));
     }
     for e in crate::export::suites(data) {

@@ -3,6 +3,7 @@
 //! SVG charts, plain-language findings, and comparisons between runs.
 
 pub mod compare;
+pub mod ct;
 pub mod export;
 pub mod findings;
 pub mod formats;

@@ -2,6 +2,7 @@
 //! implementation before timing it, measures with the harness and emits
 //! [`event::Event`]s as results arrive.
 
+pub mod ct;
 pub mod event;
 pub mod pk;
 pub mod speed;

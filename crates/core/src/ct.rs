@@ -1,0 +1,60 @@
+//! The record of one constant-time check (`suite: ct` in results.jsonl),
+//! written by `ango ct` and by `ango run`'s short pass.
+
+use serde::{Deserialize, Serialize};
+
+/// What the constant-time checks concluded about one target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    ConstantTime,
+    Leaks,
+    Inconclusive,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::ConstantTime => "constant-time",
+            Verdict::Leaks => "leaks",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// One target's result (`suite: ct` in results.jsonl).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CtRecord {
+    pub schema: u32,
+    pub schema_version: u32,
+    pub suite: String,
+    pub run_id: String,
+    pub algorithm: String,
+    pub backend: String,
+    pub implementation: String,
+    /// `pass`, `flagged` or `not-run`.
+    pub memcheck: String,
+    /// Why memcheck did not run, or what it found.
+    pub memcheck_detail: String,
+    /// Every place memcheck reported, with its source line.
+    pub memcheck_findings: Vec<String>,
+    /// For a composition valgrind cannot run whole: its parts that memcheck
+    /// flagged on their own (they make it leak).
+    pub parts_flagged: Vec<String>,
+    /// The largest |t| of dudect's tests (the re-test's when there was one).
+    pub max_abs_t: f64,
+    /// The first run's largest |t| when it crossed the threshold and was
+    /// measured again.
+    pub first_max_abs_t: Option<f64>,
+    /// Measurements per dudect run (two classes together).
+    pub measurements: usize,
+    pub threshold: f64,
+    pub verdict: Verdict,
+    /// For a positive control, what it must come out as.
+    pub control: Option<Verdict>,
+    /// Whether the name's `-nct` (not constant time) agrees with the
+    /// verdict (null for library implementations and inconclusive ones).
+    pub label_agrees: Option<bool>,
+    pub method: String,
+    pub time: String,
+}
