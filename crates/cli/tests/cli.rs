@@ -31,6 +31,35 @@ fn rejects(args: &[&str], must_mention: &str) {
     assert!(!out.exists(), "{args:?} wrote {}", out.display());
 }
 
+/// docs/schema.md documents exactly the fields of `object` in the field
+/// table under `## {heading}` (names split at commas, backticks dropped).
+fn assert_documented(heading: &str, object: &serde_json::Value) {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
+        .unwrap();
+    let section = doc
+        .split(&format!("## {heading}"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no section '{heading}' in docs/schema.md"));
+    let section = section.split("\n## ").next().unwrap();
+    let mut documented: Vec<String> = section
+        .lines()
+        .skip_while(|l| !l.starts_with("| field"))
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| {
+            l.split('|')
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .map(|f| f.trim().trim_matches('`').to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut fields: Vec<String> = object.as_object().unwrap().keys().cloned().collect();
+    fields.sort();
+    documented.sort();
+    assert_eq!(fields, documented, "{heading}");
+}
+
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     rejects(&["speed", "--algo", "rot13"], "chacha20-poly1305");
@@ -583,22 +612,6 @@ fn interrupted_run_keeps_every_point_and_report_rebuilds() {
 
 #[test]
 fn schema_doc_matches_the_record() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
-        .unwrap();
-    let section = doc
-        .split("## Speed record fields")
-        .nth(1)
-        .unwrap()
-        .split("## Public-key record fields")
-        .next()
-        .unwrap();
-    let mut documented: Vec<String> = Vec::new();
-    for line in section.lines().filter(|l| l.starts_with("| `")) {
-        let cell = line.split('|').nth(1).unwrap();
-        for f in cell.split(',') {
-            documented.push(f.trim().trim_matches('`').to_string());
-        }
-    }
     let a = ango()
         .args([
             "speed",
@@ -616,11 +629,7 @@ fn schema_doc_matches_the_record() {
         .assert()
         .success();
     let v: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
-    let obj = v[0].as_object().unwrap();
-    let mut actual: Vec<String> = obj.keys().cloned().collect();
-    actual.sort();
-    documented.sort();
-    assert_eq!(actual, documented);
+    assert_documented("Speed record fields", &v[0]);
     // Round trip: JSON -> record -> JSON is the identity.
     let r: ango_core::SpeedRecord = serde_json::from_value(v[0].clone()).unwrap();
     assert_eq!(serde_json::to_value(&r).unwrap(), v[0]);
@@ -1007,29 +1016,7 @@ fn wycheproof_directory_accounts_for_every_case_of_every_file() {
         }
     }
     // docs/schema.md documents exactly these fields.
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
-        .unwrap();
-    let section = doc
-        .split("## `ango verify --wycheproof PATH --format json`")
-        .nth(1)
-        .unwrap();
-    let section = section.split("\n## ").next().unwrap();
-    let mut documented: Vec<String> = section
-        .lines()
-        .filter(|l| l.starts_with("| `"))
-        .map(|l| {
-            l.split('|')
-                .nth(1)
-                .unwrap()
-                .trim()
-                .trim_matches('`')
-                .to_string()
-        })
-        .collect();
-    let mut fields: Vec<String> = v[0].as_object().unwrap().keys().cloned().collect();
-    fields.sort();
-    documented.sort();
-    assert_eq!(fields, documented);
+    assert_documented("`ango verify --wycheproof PATH --format json`", &v[0]);
     // AES-GCM: every implementation skips the AES-192 groups by name, and
     // an implementation that takes only 96-bit nonces skips the valid
     // cases of other lengths with the reason; invalid-parameter cases are
@@ -1102,25 +1089,7 @@ fn ct_sees_the_table_leaks_and_passes_the_constant_time_code() {
         assert!(r["memcheck_detail"].as_str().unwrap().contains("AVX-512"));
     }
     // Every record documents its fields in docs/schema.md.
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
-        .unwrap();
-    let section = doc.split("## Constant-time record fields").nth(1).unwrap();
-    let mut documented: Vec<String> = section
-        .lines()
-        .filter(|l| l.starts_with("| `"))
-        .flat_map(|l| {
-            l.split('|')
-                .nth(1)
-                .unwrap()
-                .split(',')
-                .map(|f| f.trim().trim_matches('`').to_string())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let mut fields: Vec<String> = v[0].as_object().unwrap().keys().cloned().collect();
-    fields.sort();
-    documented.sort();
-    assert_eq!(fields, documented);
+    assert_documented("Constant-time record fields", &v[0]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -1197,48 +1166,12 @@ fn pk_wycheproof_file_runs_against_every_backend() {
 
 #[test]
 fn schema_doc_matches_the_finding() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
-        .unwrap();
-    let section = doc.split("## Finding fields").nth(1).unwrap();
-    let section = section.split("\n## ").next().unwrap();
-    let mut documented: Vec<String> = section
-        .lines()
-        .filter(|l| l.starts_with("| `"))
-        .flat_map(|l| {
-            l.split('|')
-                .nth(1)
-                .unwrap()
-                .split(',')
-                .map(|f| f.trim().trim_matches('`').to_string())
-                .collect::<Vec<_>>()
-        })
-        .collect();
     let f = ango_core::Finding::new("speed", "000", "§5.4", "claim");
-    let mut fields: Vec<String> = serde_json::to_value(&f)
-        .unwrap()
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
-    fields.sort();
-    documented.sort();
-    assert_eq!(fields, documented);
+    assert_documented("Finding fields", &serde_json::to_value(&f).unwrap());
 }
 
 #[test]
 fn schema_doc_matches_the_pk_record() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
-        .unwrap();
-    let section = doc.split("## Public-key record fields").nth(1).unwrap();
-    let section = section.split("\n## ").next().unwrap();
-    let mut documented: Vec<String> = Vec::new();
-    for line in section.lines().filter(|l| l.starts_with("| `")) {
-        let cell = line.split('|').nth(1).unwrap();
-        for f in cell.split(',') {
-            documented.push(f.trim().trim_matches('`').to_string());
-        }
-    }
     let a = ango()
         .args([
             "pk",
@@ -1254,29 +1187,11 @@ fn schema_doc_matches_the_pk_record() {
         .assert()
         .success();
     let v: Vec<serde_json::Value> = serde_json::from_slice(&a.get_output().stdout).unwrap();
-    let mut fields: Vec<String> = v[0].as_object().unwrap().keys().cloned().collect();
-    fields.sort();
-    documented.sort();
-    assert_eq!(fields, documented);
+    assert_documented("Public-key record fields", &v[0]);
 }
 
 #[test]
 fn schema_doc_matches_the_tls_record() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/schema.md"))
-        .unwrap();
-    let section = doc.split("## TLS record fields").nth(1).unwrap();
-    let section = section.split("\n## ").next().unwrap();
-    let mut documented: Vec<String> = Vec::new();
-    for line in section
-        .lines()
-        .skip_while(|l| !l.starts_with("| field"))
-        .filter(|l| l.starts_with("| `"))
-    {
-        let cell = line.split('|').nth(1).unwrap();
-        for f in cell.split(',') {
-            documented.push(f.trim().trim_matches('`').to_string());
-        }
-    }
     let a = ango()
         .args([
             "tls",
@@ -1295,10 +1210,7 @@ fn schema_doc_matches_the_tls_record() {
         .assert()
         .success();
     let v: Vec<serde_json::Value> = serde_json::from_slice(&a.get_output().stdout).unwrap();
-    let mut fields: Vec<String> = v[0].as_object().unwrap().keys().cloned().collect();
-    fields.sort();
-    documented.sort();
-    assert_eq!(fields, documented);
+    assert_documented("TLS record fields", &v[0]);
 }
 
 /// Namespaces of the TLS lab made by process `pid`.

@@ -98,14 +98,7 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile> {
                 ct: hex_field(t, "ct")?,
                 tag: hex_field(t, "tag")?,
                 result: t["result"].as_str().unwrap_or("").to_string(),
-                flags: t["flags"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|f| f.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                flags: flags_of(t),
             });
         }
     }
@@ -132,6 +125,18 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile> {
 }
 
 pub use crate::wycheproof_pk::{Outcome, Verdict};
+
+/// A test's Wycheproof flags (what it probes).
+pub fn flags_of(t: &Value) -> Vec<String> {
+    t["flags"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 /// Run one case against `b`. An implementation that refuses the case's
 /// parameters (nonce or tag length) at its API rejects it: right for an

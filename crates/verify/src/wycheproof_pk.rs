@@ -407,14 +407,7 @@ pub fn parse(path: &str, text: &str) -> Result<PkFile> {
                 expected: Vec::new(),
                 ek: hex_field(&t, "ek", path)?,
                 dk: hex_field(&t, "dk", path)?,
-                flags: t["flags"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|f| f.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                flags: crate::wycheproof::flags_of(&t),
             };
             match &group {
                 Err(why) => c.pre = Pre::Skip(why.clone()),

@@ -399,6 +399,17 @@ impl Signer for OqsSigner {
     }
 
     fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Result<bool> {
+        self.verify_ctx(msg, &[], sig)
+    }
+
+    /// `OQS_SIG_verify`, or `OQS_SIG_verify_with_ctx_str` with a context
+    /// (for schemes that take one).
+    fn verify_ctx(&mut self, msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<bool> {
+        if !ctx.is_empty() && !self.sig.has_ctx_str_support() {
+            return Err(Error::Unsupported(
+                "verification with a context string".into(),
+            ));
+        }
         let pk = self
             .peer
             .as_ref()
@@ -413,30 +424,11 @@ impl Signer for OqsSigner {
         };
         // liboqs reports a rejected signature as OQS_ERROR, which the crate
         // cannot tell from another failure; the inputs are checked above.
-        Ok(self.sig.verify(msg, sig, pk).is_ok())
-    }
-
-    /// `OQS_SIG_verify_with_ctx_str`, for schemes that take a context.
-    fn verify_ctx(&mut self, msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<bool> {
-        if ctx.is_empty() {
-            return self.verify(msg, sig);
-        }
-        if !self.sig.has_ctx_str_support() {
-            return Err(Error::Unsupported(
-                "verification with a context string".into(),
-            ));
-        }
-        let pk = self
-            .peer
-            .as_ref()
-            .ok_or_else(|| backend_err("verify: no peer public key (call set_peer)"))?;
-        if sig.len() != self.sig_len {
-            return Ok(false);
-        }
-        let Some(sig) = self.sig.signature_from_bytes(sig) else {
-            return Ok(false);
-        };
-        Ok(self.sig.verify_with_ctx_str(msg, sig, ctx, pk).is_ok())
+        Ok(if ctx.is_empty() {
+            self.sig.verify(msg, sig, pk).is_ok()
+        } else {
+            self.sig.verify_with_ctx_str(msg, sig, ctx, pk).is_ok()
+        })
     }
 
     fn key_sizes(&self) -> Result<Vec<SizeEntry>> {
