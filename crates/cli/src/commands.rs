@@ -265,7 +265,7 @@ fn run_ct_pass(
     run_id: &str,
     sink: &mut ParentSink,
 ) -> Result<bool> {
-    let exe = std::env::current_exe().map_err(|e| Error::io("the ango executable", e))?;
+    let exe = ango_harness::env::own_exe().map_err(|e| Error::io("the ango executable", e))?;
     let mut cache = ango_study::ct::MemcheckCache::new();
     eprintln!(
         "ango: constant-time checks, {} targets (memcheck under valgrind, dudect {} measurements)",
@@ -1178,7 +1178,7 @@ pub(crate) fn ct_pass(
     run_id: &str,
     show: bool,
 ) -> Result<Vec<ango_study::ct::CtRecord>> {
-    let exe = std::env::current_exe().map_err(|e| Error::io("the ango executable", e))?;
+    let exe = ango_harness::env::own_exe().map_err(|e| Error::io("the ango executable", e))?;
     if show {
         println!(
             "constant-time checks: memcheck (valgrind, key and input marked secret) and dudect \

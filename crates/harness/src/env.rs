@@ -149,6 +149,18 @@ pub fn capture(cc: &CycleCounter) -> EnvInfo {
     }
 }
 
+/// This process's own executable, for re-running itself (workers,
+/// valgrind): on Linux `/proc/<pid>/exe`, which keeps naming the running
+/// binary even after a rebuild has replaced or deleted the file on disk
+/// (where `current_exe` would give "… (deleted)"); elsewhere `current_exe`.
+pub fn own_exe() -> std::io::Result<std::path::PathBuf> {
+    let p = std::path::PathBuf::from(format!("/proc/{}/exe", std::process::id()));
+    if p.exists() {
+        return Ok(p);
+    }
+    std::env::current_exe()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -263,7 +263,8 @@ fn run_child(
     env: &[(&'static str, String)],
     sink: &mut dyn Sink,
 ) -> Result<RunOutcome> {
-    let exe = std::env::current_exe().map_err(|e| Error::io("cannot find ango's own binary", e))?;
+    let exe =
+        ango_harness::env::own_exe().map_err(|e| Error::io("cannot find ango's own binary", e))?;
     let mut cmd = Command::new(exe);
     cmd.arg("__worker")
         .stdin(Stdio::piped())
