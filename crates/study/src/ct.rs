@@ -579,10 +579,11 @@ fn memcheck_cached(t: &Target, exe: &std::path::Path, cache: &mut MemcheckCache)
 }
 
 /// Check one target: memcheck (unless `exe` is None) — for a composition
-/// valgrind cannot run whole, memcheck of its parts — then dudect with `n`
-/// measurements (again once if it crosses).
+/// valgrind cannot run whole, memcheck of its parts, found in `all` — then
+/// dudect with `n` measurements (again once if it crosses).
 pub fn check(
     t: &Target,
+    all: &[Target],
     n: usize,
     exe: Option<&std::path::Path>,
     run_id: &str,
@@ -593,7 +594,6 @@ pub fn check(
         Some(e) => {
             let mc = memcheck_cached(t, e, cache);
             if mc.status == "not-run" {
-                let all = targets();
                 for id in t.parts() {
                     if let Some(p) = all.iter().find(|x| x.id == id) {
                         if memcheck_cached(p, e, cache).status == "flagged" {
