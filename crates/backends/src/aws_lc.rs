@@ -217,6 +217,9 @@ impl Backend for AwsLc {
     }
 
     fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
+        if let Some(n) = algo.library_note() {
+            return Err(Unavailable(n));
+        }
         use Algorithm::*;
         match algo {
             Aes128Gcm | Aes256Gcm | ChaCha20Poly1305 | Aes128Ctr | Aes256Ctr | Aes128Ecb

@@ -47,6 +47,7 @@ providers! {
     "pqclean": pqclean if "pqclean",
     "libsodium": libsodium if "libsodium",
     "libtomcrypt": libtomcrypt if "libtomcrypt",
+    "libgcrypt": libgcrypt if "libgcrypt",
     "ango": prims if "prims",
 }
 

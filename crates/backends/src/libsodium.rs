@@ -259,6 +259,9 @@ impl Backend for Sodium {
     }
 
     fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
+        if let Some(n) = algo.library_note() {
+            return Err(Unavailable(n));
+        }
         match algo {
             Algorithm::ChaCha20Poly1305 | Algorithm::XChaCha20Poly1305 => {}
             Algorithm::Aes256Gcm if aes_gcm_available() => {}

@@ -258,10 +258,18 @@ impl Backend for LibTomCrypt {
     }
 
     fn availability(&self, algo: Algorithm, _hw: Hw) -> Result<(), Unavailable> {
+        if let Some(n) = algo.library_note() {
+            return Err(Unavailable(n));
+        }
         use Algorithm::*;
         match algo {
             XChaCha20Poly1305 => Err(Unavailable(
                 "LibTomCrypt 1.18 has no XChaCha20-Poly1305".into(),
+            )),
+            a if a.cipher_name() == "camellia" => Err(Unavailable(
+                "LibTomCrypt 1.18's Camellia is not wired into ango (its Camellia is measured \
+                 through OpenSSL, RustCrypto and libgcrypt)"
+                    .into(),
             )),
             // No hardware path: every setting runs the same code.
             _ => Ok(()),

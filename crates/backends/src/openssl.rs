@@ -39,13 +39,70 @@ fn evp_name(algo: Algorithm) -> Option<&'static str> {
         Algorithm::ChaCha20 => "ChaCha20",
         Algorithm::Aes128Ctr => "AES-128-CTR",
         Algorithm::Aes256Ctr => "AES-256-CTR",
-        Algorithm::XChaCha20Poly1305 => return None,
+        Algorithm::Camellia128Ecb => "CAMELLIA-128-ECB",
+        Algorithm::Camellia192Ecb => "CAMELLIA-192-ECB",
+        Algorithm::Camellia256Ecb => "CAMELLIA-256-ECB",
+        Algorithm::Camellia128Ctr => "CAMELLIA-128-CTR",
+        Algorithm::Camellia256Ctr => "CAMELLIA-256-CTR",
+        _ => return None,
     })
+}
+
+/// Why OpenSSL has no `algo`.
+fn lacks(algo: Algorithm) -> String {
+    algo.library_note().unwrap_or_else(|| NO_XCHACHA.into())
+}
+
+fn is_camellia_ecb(algo: Algorithm) -> bool {
+    matches!(
+        algo,
+        Algorithm::Camellia128Ecb | Algorithm::Camellia192Ecb | Algorithm::Camellia256Ecb
+    )
+}
+
+/// libcrypto's `CAMELLIA_KEY` (openssl/camellia.h): 68 words of round keys
+/// in a union with a double, then the number of 6-round groups.
+#[repr(C, align(8))]
+struct CamelliaKey {
+    rd_key: [u32; 68],
+    grand_rounds: std::os::raw::c_int,
+}
+
+// libcrypto's one-block Camellia calls (deprecated since 3.0, still
+// exported): the cmll-x86_64 assembly under EVP, without EVP's per-call
+// work, for `ango cycles`.
+extern "C" {
+    fn Camellia_set_key(
+        user_key: *const u8,
+        bits: std::os::raw::c_int,
+        key: *mut CamelliaKey,
+    ) -> std::os::raw::c_int;
+    fn Camellia_encrypt(inp: *const u8, out: *mut u8, key: *const CamelliaKey);
+    fn Camellia_decrypt(inp: *const u8, out: *mut u8, key: *const CamelliaKey);
+}
+
+/// Camellia through libcrypto's one-block calls.
+struct RawCamellia(Box<CamelliaKey>);
+
+impl RawCamellia {
+    fn new(key: &[u8]) -> Result<RawCamellia> {
+        let mut k = Box::new(CamelliaKey {
+            rd_key: [0; 68],
+            grand_rounds: 0,
+        });
+        // SAFETY: key is valid for its length (16, 24 or 32 bytes, checked
+        // by the caller); k is a valid CAMELLIA_KEY.
+        let rc = unsafe { Camellia_set_key(key.as_ptr(), (key.len() * 8) as _, &mut *k) };
+        if rc != 0 {
+            return Err(err("Camellia_set_key refused the key"));
+        }
+        Ok(RawCamellia(k))
+    }
 }
 
 /// The EVP cipher of `algo`, or why there is none.
 fn fetch(algo: Algorithm) -> Result<EvpCipher> {
-    let name = evp_name(algo).ok_or_else(|| err(NO_XCHACHA))?;
+    let name = evp_name(algo).ok_or_else(|| err(lacks(algo)))?;
     EvpCipher::fetch(None, name, None).map_err(err)
 }
 
@@ -182,6 +239,8 @@ struct OsslCipher {
     enc: CipherCtx,
     dec: CipherCtx,
     _cipher: EvpCipher,
+    /// Camellia-ECB: the same code's one-block calls, for `ango cycles`.
+    raw: Option<RawCamellia>,
 }
 
 impl OsslCipher {
@@ -198,10 +257,16 @@ impl OsslCipher {
         dec.decrypt_init(Some(&cipher), Some(key), None)
             .map_err(err)?;
         dec.set_padding(false);
+        let raw = if is_camellia_ecb(algo) {
+            Some(RawCamellia::new(key)?)
+        } else {
+            None
+        };
         Ok(OsslCipher {
             enc,
             dec,
             _cipher: cipher,
+            raw,
         })
     }
 }
@@ -223,6 +288,45 @@ impl Cipher for OsslCipher {
         let p = buf.as_mut_ptr();
         update_raw(&mut self.dec, p, p, buf.len()).map_err(|_| err("EVP_DecryptUpdate failed"))?;
         Ok(())
+    }
+
+    fn block_ops(&mut self) -> Option<&mut dyn ango_core::BlockOps> {
+        self.raw.as_mut().map(|r| r as &mut dyn ango_core::BlockOps)
+    }
+}
+
+impl ango_core::BlockOps for RawCamellia {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        // SAFETY: as in RawCamellia::new; the length is the instance's.
+        let rc = unsafe { Camellia_set_key(key.as_ptr(), (key.len() * 8) as _, &mut *self.0) };
+        if rc != 0 {
+            return Err(err("Camellia_set_key refused the key"));
+        }
+        Ok(())
+    }
+
+    fn encrypt_block(&mut self, block: &mut [u8; 16]) {
+        let p = block.as_mut_ptr();
+        // SAFETY: one 16-byte block in place (the C code reads the whole
+        // block before writing) under a key set by Camellia_set_key.
+        unsafe { Camellia_encrypt(p, p, &*self.0) }
+    }
+
+    fn decrypt_block(&mut self, block: &mut [u8; 16]) {
+        let p = block.as_mut_ptr();
+        // SAFETY: as in encrypt_block.
+        unsafe { Camellia_decrypt(p, p, &*self.0) }
+    }
+
+    fn schedule_bytes(&self, out: &mut [u8]) -> bool {
+        for (i, b) in out.iter_mut().enumerate().take(32) {
+            *b = self.0.rd_key[i / 4].to_le_bytes()[i % 4];
+        }
+        true
+    }
+
+    fn path(&self) -> String {
+        "Camellia_encrypt (libcrypto cmll-x86_64 assembly, tables-nct)".into()
     }
 }
 
@@ -293,16 +397,21 @@ impl Backend for OpenSsl {
             ));
         }
         let Some(name) = evp_name(algo) else {
-            return Err(Unavailable(NO_XCHACHA.into()));
+            return Err(Unavailable(lacks(algo)));
         };
         EvpCipher::fetch(None, name, None)
             .map(|_| ())
             .map_err(|e| Unavailable(format!("EVP_CIPHER_fetch failed: {e}")))
     }
 
-    fn implementation(&self, _algo: Algorithm, _hw: Hw) -> String {
+    fn implementation(&self, algo: Algorithm, _hw: Hw) -> String {
         // The hardware setting is its own field of every record; what the
         // library saw under it is `library_cpu_view`.
+        if algo.cipher_name() == "camellia" {
+            // OpenSSL's x86_64 Camellia is one assembly file with no
+            // capability switch: every setting runs it.
+            return "evp (cmll-x86_64 assembly, tables-nct)".into();
+        }
         "evp".into()
     }
 

@@ -14,6 +14,8 @@ use ango_prims::ghash::Ghash;
 use ango_prims::poly1305::Poly1305;
 use std::sync::Arc;
 
+mod cryptrec;
+
 const NAME: &str = "ango";
 
 fn err(msg: impl std::fmt::Display) -> Error {
@@ -208,6 +210,40 @@ impl Cipher for PrimsAes {
             }
             AesMode::Ctr => self.encrypt(iv, buf),
         }
+    }
+
+    fn block_ops(&mut self) -> Option<&mut dyn ango_core::BlockOps> {
+        Some(self)
+    }
+}
+
+/// AES's raw block function (the reference rows of `ango cycles`).
+impl ango_core::BlockOps for PrimsAes {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.key = self
+            .key
+            .variant
+            .key(key)
+            .ok_or_else(|| err("bad AES key length"))?;
+        Ok(())
+    }
+
+    fn encrypt_block(&mut self, block: &mut [u8; 16]) {
+        self.key.encrypt_block(block)
+    }
+
+    fn decrypt_block(&mut self, block: &mut [u8; 16]) {
+        self.key.decrypt_blocks(block)
+    }
+
+    /// Each variant stores its round keys its own way: the chain goes
+    /// through one block instead.
+    fn schedule_bytes(&self, _out: &mut [u8]) -> bool {
+        false
+    }
+
+    fn path(&self) -> String {
+        format!("aes/{} (ango)", self.key.variant.name())
     }
 }
 
@@ -448,6 +484,42 @@ fn provider_entries() -> Vec<Entry> {
                     });
                     let needs = Aes::needs(a.0).to_vec();
                     push(algo, format!("aes/{}", a.0), a.0 == a_auto, needs, make);
+                }
+            }
+            Algorithm::Mugi => {
+                let rows = ango_prims::cryptrec::MUGI;
+                let auto = rows.iter().rposition(|v| (v.available)().is_ok());
+                for (i, v) in rows.iter().enumerate() {
+                    let make = (v.available)().map_err(String::from).map(|()| {
+                        Make::Cipher(Arc::new(move |key: &[u8]| cryptrec::Stream::boxed(v, key)))
+                    });
+                    let name = format!("mugi/{}", v.name);
+                    push(algo, name, auto == Some(i), v.needs.to_vec(), make);
+                }
+                if let Some(why) = ango_prims::cryptrec::blocked("mugi") {
+                    push(algo, "mugi".into(), false, Vec::new(), Err(why.into()));
+                }
+            }
+            _ => {
+                // Seed 002's block ciphers, in ECB or CTR: one entry per row
+                // of the cipher's variant table; the last row this CPU runs
+                // is the automatic choice.
+                let cipher = algo.cipher_name();
+                let rows = ango_prims::cryptrec::block_variants(cipher).unwrap_or(&[]);
+                let auto = rows.iter().rposition(|v| (v.available)().is_ok());
+                for (i, v) in rows.iter().enumerate() {
+                    let make = (v.available)().map_err(String::from).map(|()| {
+                        Make::Cipher(Arc::new(move |key: &[u8]| {
+                            cryptrec::Block::boxed(algo, v, key)
+                        }))
+                    });
+                    let name = format!("{cipher}/{}", v.name);
+                    push(algo, name, auto == Some(i), v.needs.to_vec(), make);
+                }
+                if rows.is_empty() {
+                    let why = ango_prims::cryptrec::blocked(cipher)
+                        .unwrap_or("no implementation in ango");
+                    push(algo, cipher.into(), false, Vec::new(), Err(why.into()));
                 }
             }
         }

@@ -143,6 +143,9 @@ impl Backend for Ring {
     }
 
     fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
+        if let Some(n) = algo.library_note() {
+            return Err(Unavailable(n));
+        }
         match algo {
             Algorithm::Aes128Gcm | Algorithm::Aes256Gcm | Algorithm::ChaCha20Poly1305 => {}
             _ => {

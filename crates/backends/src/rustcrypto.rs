@@ -200,6 +200,106 @@ impl Cipher for RcCtr {
     }
 }
 
+/// RustCrypto's `camellia` 0.1 (portable Rust; its S-boxes as tables, so
+/// not constant time).
+enum CamelliaKey {
+    C128(camellia::Camellia128),
+    C192(camellia::Camellia192),
+    C256(camellia::Camellia256),
+}
+
+struct RcCamellia {
+    k: CamelliaKey,
+    ctr: bool,
+}
+
+impl RcCamellia {
+    fn new(key: &[u8], ctr: bool) -> Result<RcCamellia> {
+        let k = match key.len() {
+            16 => CamelliaKey::C128(camellia::Camellia128::new_from_slice(key).map_err(err)?),
+            24 => CamelliaKey::C192(camellia::Camellia192::new_from_slice(key).map_err(err)?),
+            _ => CamelliaKey::C256(camellia::Camellia256::new_from_slice(key).map_err(err)?),
+        };
+        Ok(RcCamellia { k, ctr })
+    }
+
+    fn crypt(&mut self, decrypt: bool, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        if self.ctr {
+            if iv.len() != 16 {
+                return Err(err("CTR needs a 16-byte initial counter block"));
+            }
+            let iv = GenericArray::from_slice(iv);
+            match &self.k {
+                CamelliaKey::C128(k) => ctr::Ctr128BE::<camellia::Camellia128>::from_core(
+                    ctr::CtrCore::inner_iv_init(k.clone(), iv),
+                )
+                .apply_keystream(buf),
+                CamelliaKey::C192(k) => ctr::Ctr128BE::<camellia::Camellia192>::from_core(
+                    ctr::CtrCore::inner_iv_init(k.clone(), iv),
+                )
+                .apply_keystream(buf),
+                CamelliaKey::C256(k) => ctr::Ctr128BE::<camellia::Camellia256>::from_core(
+                    ctr::CtrCore::inner_iv_init(k.clone(), iv),
+                )
+                .apply_keystream(buf),
+            }
+            return Ok(());
+        }
+        let blocks = ecb_blocks(buf)?;
+        match (&self.k, decrypt) {
+            (CamelliaKey::C128(k), false) => k.encrypt_blocks_inout(blocks),
+            (CamelliaKey::C128(k), true) => k.decrypt_blocks_inout(blocks),
+            (CamelliaKey::C192(k), false) => k.encrypt_blocks_inout(blocks),
+            (CamelliaKey::C192(k), true) => k.decrypt_blocks_inout(blocks),
+            (CamelliaKey::C256(k), false) => k.encrypt_blocks_inout(blocks),
+            (CamelliaKey::C256(k), true) => k.decrypt_blocks_inout(blocks),
+        }
+        Ok(())
+    }
+}
+
+impl Cipher for RcCamellia {
+    fn encrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        self.crypt(false, iv, buf)
+    }
+    fn decrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        self.crypt(true, iv, buf)
+    }
+    fn block_ops(&mut self) -> Option<&mut dyn ango_core::BlockOps> {
+        Some(self)
+    }
+}
+
+impl ango_core::BlockOps for RcCamellia {
+    fn set_key(&mut self, key: &[u8]) -> Result<()> {
+        self.k = RcCamellia::new(key, self.ctr)?.k;
+        Ok(())
+    }
+    fn encrypt_block(&mut self, block: &mut [u8; 16]) {
+        let b = GenericArray::from_mut_slice(block);
+        match &self.k {
+            CamelliaKey::C128(k) => k.encrypt_block(b),
+            CamelliaKey::C192(k) => k.encrypt_block(b),
+            CamelliaKey::C256(k) => k.encrypt_block(b),
+        }
+    }
+    fn decrypt_block(&mut self, block: &mut [u8; 16]) {
+        let b = GenericArray::from_mut_slice(block);
+        match &self.k {
+            CamelliaKey::C128(k) => k.decrypt_block(b),
+            CamelliaKey::C192(k) => k.decrypt_block(b),
+            CamelliaKey::C256(k) => k.decrypt_block(b),
+        }
+    }
+    /// The crate keeps its subkeys private.
+    fn schedule_bytes(&self, _out: &mut [u8]) -> bool {
+        false
+    }
+    fn path(&self) -> String {
+        "camellia 0.1 encrypt_block (portable Rust, tables-nct)".into()
+    }
+}
+
 struct RcChaCha20([u8; 32]);
 
 impl Cipher for RcChaCha20 {
@@ -241,11 +341,19 @@ impl Backend for RustCrypto {
     }
 
     fn version(&self) -> String {
-        "RustCrypto aes 0.8, aes-gcm 0.10, ccm 0.5, chacha20poly1305 0.10, ctr 0.9, chacha20 0.9"
+        "RustCrypto aes 0.8, aes-gcm 0.10, ccm 0.5, chacha20poly1305 0.10, ctr 0.9, chacha20 0.9, \
+         camellia 0.1"
             .into()
     }
 
-    fn availability(&self, _algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
+    fn availability(&self, algo: Algorithm, hw: Hw) -> Result<(), Unavailable> {
+        if let Some(n) = algo.library_note() {
+            return Err(Unavailable(n));
+        }
+        if algo.cipher_name() == "camellia" {
+            // One portable code path: every setting runs it.
+            return Ok(());
+        }
         match (hw, SOFT) {
             (Hw::On, false) | (Hw::Off, true) => Ok(()),
             (_, false) => Err(Unavailable(
@@ -285,6 +393,11 @@ impl Backend for RustCrypto {
             Algorithm::Aes128Ecb | Algorithm::Aes256Ecb => format!("aes 0.8 ({aes_path})"),
             Algorithm::Aes128Ctr | Algorithm::Aes256Ctr => format!("ctr 0.9 ({aes_path})"),
             Algorithm::ChaCha20 => format!("chacha20 0.9 ({chacha_path})"),
+            a if a.cipher_name() == "camellia" && a.name().ends_with("-ctr") => {
+                "ctr 0.9 + camellia 0.1 (portable Rust, tables-nct)".into()
+            }
+            a if a.cipher_name() == "camellia" => "camellia 0.1 (portable Rust, tables-nct)".into(),
+            _ => "none".into(),
         }
     }
 
@@ -363,6 +476,10 @@ impl Backend for RustCrypto {
             Algorithm::ChaCha20 => Ok(Box::new(RcChaCha20(
                 key.try_into().expect("checked length"),
             ))),
+            a if a.cipher_name() == "camellia" => Ok(Box::new(RcCamellia::new(
+                key,
+                a.name().ends_with("-ctr"),
+            )?)),
             _ => Err(err(format!("{algo} is not a plain cipher"))),
         }
     }

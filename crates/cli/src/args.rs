@@ -40,12 +40,40 @@ pub enum Cmd {
     Verify(VerifyArgs),
     /// Constant-time checks: valgrind memcheck with secrets marked undefined, and dudect's t-test.
     Ct(CtArgs),
+    /// Seed 002's study: cycles per key schedule and per block (chained), beside the throughput per block.
+    Cycles(CyclesArgs),
     /// Internal: measure in a child process with a different environment.
     #[command(name = "__worker", hide = true)]
     Worker,
     /// Internal: run one constant-time target under valgrind.
     #[command(name = "__ct-worker", hide = true)]
     CtWorker { id: String },
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct CyclesArgs {
+    /// Algorithms, comma-separated: ECB of a 128-bit block cipher or mugi (default: every key
+    /// size of the CRYPTREC set, plus aes-128-ecb and aes-256-ecb for reference).
+    #[arg(long, value_name = "LIST")]
+    pub algo: Option<String>,
+    /// Backends, comma-separated (default: every backend that provides the algorithm).
+    #[arg(long, value_name = "LIST")]
+    pub backend: Option<String>,
+    /// Variants of ango's own code: all (default), auto, or names like camellia/table64-nct.
+    #[arg(long = "impl", value_name = "LIST")]
+    pub impls: Option<String>,
+    /// Calls per sample (default: calibrated so a sample lasts 4 ms, 1 ms with --quick).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub iterations: Option<String>,
+    /// Fewer and shorter samples (11 of 1 ms instead of 31 of 4 ms).
+    #[arg(long)]
+    pub quick: bool,
+    /// table or json (one record per point).
+    #[arg(long, default_value = "table")]
+    pub format: String,
+    /// Write a results directory here (results.jsonl with `suite: cycles`, env.json).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -128,6 +156,9 @@ pub struct RunArgs {
     /// Leave the constant-time checks (`ango ct --quick`) out of the run.
     #[arg(long)]
     pub no_ct: bool,
+    /// Leave seed 002's cycle study (`ango cycles`) out of the run.
+    #[arg(long)]
+    pub no_cycles: bool,
     /// Handshakes per combination in the run's TLS lab (default 1000, 50 with --quick).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub tls_handshakes: Option<String>,
@@ -427,8 +458,14 @@ pub struct VerifyArgs {
     /// (upstream's testvectors_v1 files: AEAD, X25519, ECDSA, Ed25519,
     /// RSA-PSS, ML-DSA, ML-KEM), against every backend and variant that
     /// provides its algorithms, instead of the built-in checks.
-    #[arg(long, value_name = "FILE.json|DIR")]
+    #[arg(long, value_name = "FILE.json|DIR", conflicts_with = "vectors")]
     pub wycheproof: Option<std::path::PathBuf>,
+    /// Run a vector file in ango's own text format (that of vectors/*.txt:
+    /// `[algorithm]` sections, `KEY = hex` lines, cases separated by blank
+    /// lines, a `# Source:` header) against every implementation of each
+    /// algorithm it names, instead of the built-in checks.
+    #[arg(long, value_name = "FILE")]
+    pub vectors: Option<std::path::PathBuf>,
     /// table, or json (with --wycheproof: one object per file and
     /// implementation).
     #[arg(long, default_value = "table")]
@@ -446,7 +483,7 @@ pub struct ReportArgs {
     pub format: String,
 }
 
-fn list<'a>(s: &'a str, flag: &str, valid: &str) -> Result<Vec<&'a str>> {
+pub(crate) fn list<'a>(s: &'a str, flag: &str, valid: &str) -> Result<Vec<&'a str>> {
     ango_core::algo::list_items(s, flag, valid)
 }
 
@@ -520,7 +557,7 @@ pub fn parse_sizes_from(s: &str, min: i128) -> Result<Vec<usize>> {
     Ok(v)
 }
 
-fn parse_num<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(
+pub(crate) fn parse_num<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(
     flag: &str,
     s: &str,
     lo: T,

@@ -32,6 +32,14 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Report(a) => report_cmd(&a).map(|_| 0),
         Cmd::Verify(a) => {
             check_format(&a.format)?;
+            if let Some(p) = &a.vectors {
+                if a.format == "json" {
+                    return Err(Error::usage(
+                        "--format json goes with --wycheproof PATH; --vectors prints a table",
+                    ));
+                }
+                return verify_vectors(p);
+            }
             match &a.wycheproof {
                 Some(p) => verify_wycheproof(p, a.format == "json"),
                 None if a.format == "json" => Err(Error::usage(
@@ -42,6 +50,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         }
         Cmd::Worker => worker(),
         Cmd::Ct(a) => ct_cmd(&a),
+        Cmd::Cycles(a) => crate::cycles::cycles_cmd(&a),
         Cmd::CtWorker { id } => ango_study::ct::memcheck_worker(&id).map(|()| 0),
     }
 }
@@ -55,7 +64,7 @@ fn check_format(f: &str) -> Result<()> {
     }
 }
 
-fn install_interrupt_handler() {
+pub(crate) fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         if ango_harness::measure::stop_requested() {
             // A second Ctrl-C: leave at once; every finished point is on
@@ -160,6 +169,20 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         _ => None,
     };
 
+    // `ango run` adds seed 002's cycle study (`ango cycles`, its defaults).
+    let cycles_spec = match run_args {
+        Some(r) if !r.no_cycles => Some(
+            crate::args::CyclesArgs {
+                quick: a.quick,
+                format: "table".into(),
+                ..Default::default()
+            }
+            .spec()?,
+        ),
+        _ => None,
+    };
+    total += cycles_spec.as_ref().map_or(0, |c| c.entries.len() * 4);
+
     // `ango run` ends with the constant-time checks' short pass.
     let ct_targets = match run_args {
         Some(r) if !r.no_ct => ango_study::ct::targets(),
@@ -227,6 +250,20 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             break;
         }
     }
+    let mut cycles_records = Vec::new();
+    if let (false, Some(cs)) = (interrupted, &cycles_spec) {
+        eprintln!(
+            "ango: seed 002's cycle study, {} implementations (chained key schedule, encryption, \
+             decryption; throughput beside)",
+            cs.entries.len()
+        );
+        let (rs, failed, stopped) =
+            crate::cycles::measure_all(cs, &run_id, sink.dir.as_ref(), true)?;
+        sink.kat_failures += failed;
+        sink.done += rs.len();
+        cycles_records = rs;
+        interrupted = stopped;
+    }
     if !interrupted && !ct_targets.is_empty() {
         interrupted = run_ct_pass(&ct_targets, &run_id, &mut sink)?;
     }
@@ -243,13 +280,19 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         variant_providers: variant_providers(),
     };
     print!("{}", export::render(&data, format, &style));
+    if let (Format::Table, Some(cs)) = (format, &cycles_spec) {
+        if !cycles_records.is_empty() {
+            print!("\n{}", crate::cycles::render(&cycles_records, cs));
+        }
+    }
     if let Some(d) = &sink.dir {
         eprintln!(
             "ango: {} points in {}; report: {}",
             sink.records.len()
                 + sink.pk_records.len()
                 + sink.tls_records.len()
-                + sink.ct_records.len(),
+                + sink.ct_records.len()
+                + cycles_records.len(),
             d.path.join(RESULTS).display(),
             d.path.join(REPORT).display()
         );
@@ -357,6 +400,7 @@ struct Loaded {
     pk: Vec<PkRecord>,
     tls: Vec<TlsRecord>,
     ct: Vec<ango_core::ct::CtRecord>,
+    cycles: Vec<ango_core::cycles::CyclesRecord>,
     notes: Vec<String>,
 }
 
@@ -367,6 +411,7 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         pk: Vec::new(),
         tls: Vec::new(),
         ct: Vec::new(),
+        cycles: Vec::new(),
         notes: Vec::new(),
     };
     let mut bad = lines.bad_lines.clone();
@@ -382,6 +427,10 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         } else if v["suite"] == "ct" {
             serde_json::from_value::<ango_core::ct::CtRecord>(v)
                 .map(|r| out.ct.push(r))
+                .is_ok()
+        } else if v["suite"] == "cycles" {
+            serde_json::from_value::<ango_core::cycles::CyclesRecord>(v)
+                .map(|r| out.cycles.push(r))
                 .is_ok()
         } else {
             serde_json::from_value::<SpeedRecord>(v)
@@ -936,6 +985,93 @@ fn print_file_reports(
             .collect();
         print_failures(&unexplained);
     }
+}
+
+/// `ango verify --vectors FILE`: a vector file in ango's own format run
+/// against every implementation of each algorithm it names, with the
+/// table and exit codes of the built-in checks (1 when a case fails, 2
+/// for a file that cannot be read or parsed).
+fn verify_vectors(path: &Path) -> Result<i32> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::data(path.display(), format!("cannot read the vector file: {e}")))?;
+    let file = ango_verify::vectors::parse(&path.display().to_string(), &text)?;
+    if file.cases.is_empty() {
+        return Err(Error::data(
+            path.display(),
+            "no cases: a vector file has [algorithm] sections with KEY = hex lines",
+        ));
+    }
+    for s in &file.sources {
+        println!("# Source: {s}");
+    }
+    let cases: Vec<(String, ango_verify::vectors::Case)> = file
+        .cases
+        .into_iter()
+        .map(|c| (file.path.clone(), c))
+        .collect();
+    let mut sections: Vec<&str> = Vec::new();
+    for (_, c) in &cases {
+        if !sections.contains(&c.section.as_str()) {
+            sections.push(&c.section);
+        }
+    }
+    println!(
+        "{:<24} {:<44} cases of {}",
+        "algorithm",
+        "backend[variant]",
+        path.display()
+    );
+    let (mut failed, mut ran) = (0, 0);
+    let catalog = ango_backends::catalog();
+    for sec in sections {
+        let n = cases.iter().filter(|(_, c)| c.section == sec).count();
+        let Some(a) = cases
+            .iter()
+            .find(|(_, c)| c.section == sec)
+            .and_then(|(_, c)| c.algorithm)
+        else {
+            println!(
+                "{sec:<24} {:<44} not run: {n} cases of a primitive below ango's algorithms \
+                 (its own tests check them)",
+                "ango"
+            );
+            continue;
+        };
+        for e in catalog.of(AlgorithmId::Sym(a)) {
+            if let Err(why) = &e.available {
+                println!("{:<24} {:<44} unavailable: {why}", a.name(), e.label());
+            }
+        }
+        for imp in catalog.runnable(AlgorithmId::Sym(a)) {
+            let r = ango_verify::kat::run_cases(&EntryBackend(imp), a, &cases);
+            ran += 1;
+            let status = if r.failed == 0 && r.passed > 0 {
+                ""
+            } else {
+                failed += 1;
+                "FAIL "
+            };
+            let mut line = format!("{status}{}/{}", r.passed, r.passed + r.failed);
+            if r.skipped > 0 {
+                line.push_str(&format!(" ({} skipped)", r.skipped));
+            }
+            println!("{:<24} {:<44} {line}", a.name(), imp.label());
+            for f in r.failures.iter().chain(r.skips.iter()) {
+                println!("    {f}");
+            }
+        }
+    }
+    if ran == 0 {
+        println!(
+            "
+no implementation of the file's algorithms runs here"
+        );
+    }
+    println!(
+        "
+{failed} failed"
+    );
+    Ok(if failed == 0 { 0 } else { 1 })
 }
 
 /// Every failed case of a Wycheproof file, one line each, none cut.

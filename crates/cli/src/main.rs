@@ -4,6 +4,7 @@
 
 mod args;
 mod commands;
+mod cycles;
 mod sink;
 
 use clap::Parser;

@@ -1472,3 +1472,137 @@ fn speed_prints_the_report_page_as_html() {
     assert!(out.starts_with("<!DOCTYPE html>"), "{out}");
     assert!(out.contains("<h2>Charts</h2>") && out.trim_end().ends_with("</html>"));
 }
+
+/// `ango cycles`: seed 002's records (chained key schedule, encryption and
+/// decryption, the throughput point beside them), documented in
+/// docs/schema.md; bad input refused.
+#[test]
+fn cycles_records_and_bad_input() {
+    let out = ango()
+        .args([
+            "cycles",
+            "--algo",
+            "camellia-128-ecb,sc2000-256-ecb",
+            "--backend",
+            "ango,openssl",
+            "--impl",
+            "camellia/table64-nct,sc2000/table32-nct",
+            "--iterations",
+            "2000",
+            "--quick",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let find = |alg: &str, imp: &str, op: &str, chained: bool| {
+        v.iter()
+            .find(|r| {
+                r["algorithm"] == alg
+                    && r["implementation"].as_str().unwrap().starts_with(imp)
+                    && r["operation"] == op
+                    && r["chained"] == chained
+            })
+            .unwrap_or_else(|| panic!("no {alg} {imp} {op} {chained}"))
+    };
+    for (alg, imp) in [
+        ("camellia-128-ecb", "camellia/table64-nct"),
+        ("sc2000-256-ecb", "sc2000/table32-nct"),
+    ] {
+        let ks = find(alg, imp, "key-schedule", true);
+        assert_eq!(ks["chain"], "expanded-key");
+        assert_eq!(ks["iterations"], 2000);
+        assert!(ks["median_ns"].as_f64().unwrap() > 0.0);
+        assert!(ks["kat"].as_str().unwrap().starts_with("pass"));
+        assert!(ks["table_bytes"].as_u64().unwrap() > 0);
+        let enc = find(alg, imp, "encrypt", true);
+        assert_eq!(enc["chain"], "ciphertext");
+        assert_eq!(enc["unit"], "block");
+        find(alg, imp, "decrypt", true);
+        assert_eq!(find(alg, imp, "encrypt", false)["chain"], "none");
+    }
+    assert_eq!(v[0]["key_bits"], 128);
+    // OpenSSL's one-block calls expose its expanded key; it has no SC2000.
+    let o = find("camellia-128-ecb", "evp", "key-schedule", true);
+    assert_eq!(o["backend"], "openssl");
+    assert_eq!(o["chain"], "expanded-key");
+    assert!(!v
+        .iter()
+        .any(|r| r["backend"] == "openssl" && r["cipher"] == "sc2000"));
+    assert_documented("Cycle record fields", &v[0]);
+
+    rejects(&["cycles", "--algo", "aes-128-gcm"], "camellia-128-ecb");
+    rejects(&["cycles", "--algo", "rot13"], "sc2000-128-ecb");
+    rejects(&["cycles", "--iterations", "0"], "--iterations");
+    rejects(
+        &["cycles", "--impl", "camellia/rot13"],
+        "camellia/table64-nct",
+    );
+    rejects(&["cycles", "--format", "xml"], "table, json");
+}
+
+/// `ango verify --vectors FILE`: a vector file of the user's own, run
+/// against every implementation of its algorithms; a wrong value fails
+/// (exit 1) naming the case, an unreadable or malformed file is exit 2.
+#[test]
+fn verify_vectors_file() {
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors");
+    let out = ango()
+        .args(["verify", "--vectors", &format!("{repo}/camellia.txt")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for who in [
+        "openssl",
+        "rustcrypto",
+        "libgcrypt",
+        "ango[camellia/reference-nct]",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("camellia-128-ecb") && l.contains(who) && l.contains("1/1")),
+            "{who}: {text}"
+        );
+    }
+    assert!(text.contains("# Source: RFC 3713"), "{text}");
+    assert!(text.contains("0 failed"), "{text}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("mine.txt");
+    std::fs::write(
+        &bad,
+        "# Source: a user's file\n\n[sc2000-128-ecb]\n# wrong on purpose\nKEY = 00000000000000000000000000000000\nIV = \nIN = 00000000000000000000000000000000\nOUT = 00000000000000000000000000000000\n",
+    )
+    .unwrap();
+    let out = ango()
+        .args(["verify", "--vectors", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("wrong on purpose"), "{text}");
+    assert!(text.contains("FAIL"), "{text}");
+
+    let unknown = tmp.path().join("unknown.txt");
+    std::fs::write(&unknown, "# Source: x\n\n[rot13-ecb]\nKEY = 00\n").unwrap();
+    rejects(
+        &["verify", "--vectors", unknown.to_str().unwrap()],
+        "camellia-128-ecb",
+    );
+    rejects(
+        &[
+            "verify",
+            "--vectors",
+            tmp.path().join("missing.txt").to_str().unwrap(),
+        ],
+        "missing.txt",
+    );
+}

@@ -8,6 +8,7 @@
 pub mod algo;
 pub mod catalog;
 pub mod ct;
+pub mod cycles;
 pub mod error;
 pub mod finding;
 pub mod pk;
@@ -29,4 +30,4 @@ pub use record::{
     TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
 };
 pub use stats::Stats;
-pub use traits::{Aead, Backend, Cipher, Unavailable};
+pub use traits::{Aead, Backend, BlockOps, Cipher, Unavailable};

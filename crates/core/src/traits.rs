@@ -29,6 +29,30 @@ pub trait Cipher {
     fn encrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()>;
     /// Decrypt `buf` in place starting from `iv`.
     fn decrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()>;
+
+    /// The raw block function under the mode, for `ango cycles` (seed
+    /// 002's chained timing); None when the implementation has none to
+    /// offer.
+    fn block_ops(&mut self) -> Option<&mut dyn BlockOps> {
+        None
+    }
+}
+
+/// A block cipher's raw operations on one 16-byte block (or, for a stream
+/// cipher, one 128-bit step of its keystream), with its key schedule: what
+/// seed 002 times, one call after another with each output the next input.
+pub trait BlockOps {
+    /// Run the key schedule again with `key` (same length as the first).
+    fn set_key(&mut self, key: &[u8]) -> Result<()>;
+    fn encrypt_block(&mut self, block: &mut [u8; 16]);
+    fn decrypt_block(&mut self, block: &mut [u8; 16]);
+    /// Write the first bytes of the expanded key into `out` (the next key
+    /// of a chained key-schedule measurement). False when the library keeps
+    /// its expanded key out of reach: the chain then goes through one block
+    /// encrypted under the new key, and the figure says so.
+    fn schedule_bytes(&self, out: &mut [u8]) -> bool;
+    /// How the block function is reached (`Camellia_encrypt`, …).
+    fn path(&self) -> String;
 }
 
 /// Why an (algorithm, backend, hw) combination cannot be measured here.

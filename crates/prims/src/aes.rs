@@ -144,6 +144,18 @@ variants! {
     }
 }
 
+/// Bytes of lookup tables a variant reads (`ango cycles` sets them beside
+/// the L1 data cache): the S-boxes of `fips-sbox-nct`, the eight 1 KiB
+/// T-tables and the two S-boxes of `ttable-nct`, none elsewhere.
+pub fn table_bytes(variant: &str) -> Option<usize> {
+    match variant {
+        "fips-sbox-nct" => Some(2 * 256),
+        "ttable-nct" => Some(8 * 1024 + 2 * 256),
+        v if VARIANTS.contains(&v) => Some(0),
+        _ => None,
+    }
+}
+
 impl Aes {
     /// The best variant here: VAES, else AES-NI, else the T-tables.
     pub fn auto() -> Aes {

@@ -82,12 +82,16 @@ macro_rules! variants {
 
 pub mod aead;
 pub mod aes;
+pub mod block;
+pub mod camellia;
 pub mod ccm;
 pub mod chacha20;
 pub mod cpu;
+pub mod cryptrec;
 pub mod gcm;
 pub mod ghash;
 pub mod poly1305;
+pub mod sc2000;
 
 /// For tests of the automatic choice: the expected order is stated in each
 /// test as data, and what this CPU offers is read from the kernel's

@@ -3,6 +3,7 @@
 //! [`event::Event`]s as results arrive.
 
 pub mod ct;
+pub mod cycles;
 pub mod event;
 pub mod pk;
 pub mod speed;

@@ -16,6 +16,7 @@ pub const TARGETS: &[&str] = &[
     "chacha20",
     "poly1305",
     "aes",
+    "cryptrec",
     "chacha20-poly1305",
     "aes-gcm",
     "aes-ccm",
@@ -128,6 +129,56 @@ pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
             };
             ciphers_agree(ecb, key, &[], &data[..whole], &e0)?;
             ciphers_agree(ctr, key, iv, data, &c0)
+        }
+        "cryptrec" => {
+            // Seed 002's block ciphers: one byte picks the cipher and the
+            // key length; every row of the cipher's variant table must
+            // agree with its reference row (ECB both ways, CTR), then every
+            // provider of the catalog with it.
+            let Some(sel) = take(&mut data, 1) else {
+                return Ok(());
+            };
+            let ciphers = ango_prims::cryptrec::BLOCK_CIPHERS;
+            let (cipher, rows) = ciphers[sel[0] as usize % ciphers.len()];
+            let klen = [16, 24, 32][(sel[0] as usize / ciphers.len()) % 3];
+            let (Some(key), Some(iv)) = (take(&mut data, klen), take(&mut data, 16)) else {
+                return Ok(());
+            };
+            let iv: &[u8; 16] = iv.try_into().expect("16");
+            let reference = (rows[0].make)(key).expect("key length");
+            let whole = data.len() / 16 * 16;
+            let (mut e0, mut c0) = (data[..whole].to_vec(), data.to_vec());
+            reference.encrypt_blocks(&mut e0);
+            reference.ctr(iv, &mut c0);
+            for v in rows.iter().filter(|v| (v.available)().is_ok()) {
+                let k = (v.make)(key).expect("key length");
+                let (mut e, mut c) = (data[..whole].to_vec(), data.to_vec());
+                k.encrypt_blocks(&mut e);
+                k.ctr(iv, &mut c);
+                if e != e0 || c != c0 {
+                    return Err(format!(
+                        "{cipher}/{} differs from {} ({klen}-byte key, {} bytes)",
+                        v.name,
+                        rows[0].name,
+                        data.len()
+                    ));
+                }
+                k.decrypt_blocks(&mut e);
+                if e != data[..whole] {
+                    return Err(format!(
+                        "{cipher}/{} does not decrypt its own ECB output",
+                        v.name
+                    ));
+                }
+            }
+            let bits = klen * 8;
+            if let Ok(ecb) = Algorithm::parse(&format!("{cipher}-{bits}-ecb")) {
+                ciphers_agree(ecb, key, &[], &data[..whole], &e0)?;
+            }
+            match Algorithm::parse(&format!("{cipher}-{bits}-ctr")) {
+                Ok(ctr) => ciphers_agree(ctr, key, iv, data, &c0),
+                Err(_) => Ok(()),
+            }
         }
         "chacha20-poly1305" | "aes-gcm" | "aes-ccm" => {
             // One byte picks the algorithm (and for CCM the nonce and tag

@@ -32,9 +32,26 @@ fn every_backend_passes_known_answers() {
     }
 }
 
+/// Whether no implementation of `a` runs because ango has none it could
+/// verify (a cipher whose specification could not be reached): its ango
+/// entry says "blocked", and no library has it.
+fn blocked(a: Algorithm) -> bool {
+    let c = ango_backends::catalog();
+    c.runnable(AlgorithmId::Sym(a)).is_empty()
+        && c.of(AlgorithmId::Sym(a)).any(|e| {
+            e.provider.has_variants
+                && e.available
+                    .as_ref()
+                    .is_err_and(|w| w.starts_with("blocked:"))
+        })
+}
+
 #[test]
 fn backends_agree_on_random_messages() {
     for &a in Algorithm::ALL {
+        if blocked(a) {
+            continue;
+        }
         let digests: Vec<(String, u64)> = entries()
             .into_iter()
             .filter(|(_, x)| *x == a)
@@ -64,6 +81,9 @@ fn kat_counts_are_real() {
     // nothing.
     let mut total = 0;
     for &a in Algorithm::ALL {
+        if blocked(a) {
+            continue;
+        }
         let mut none_skipped = false;
         for (e, _) in entries().into_iter().filter(|(_, x)| *x == a) {
             let r = ango_verify::kat::run(&EntryBackend(e), a).unwrap();

@@ -1,0 +1,352 @@
+//! Seed 002's measurement (`ango cycles`): the key schedule, encryption and
+//! decryption of one block, each call's output the next call's input, a
+//! large number of times per sample, repeated into samples; cycles from the
+//! cycle counter (named as such: TSC ticks here) and ns. Beside each chained
+//! (latency) figure, the throughput figure per block of the same
+//! implementation over many independent blocks (ECB over 16 KiB), so what
+//! pipelining buys shows.
+//!
+//! Nothing is timed before the pair has passed its known-answer tests in
+//! this run.
+
+use ango_core::cycles::CyclesRecord;
+use ango_core::{Algorithm, AlgorithmId, BlockOps, Entry, Error, Result};
+use ango_harness::cycles::{CycleCounter, CycleSource};
+use ango_harness::stats::Summary;
+use std::time::Instant;
+
+pub const SUITE: &str = "cycles";
+
+/// Bytes of the throughput point beside each chained one.
+pub const THROUGHPUT_BYTES: usize = 16 * 1024;
+
+/// How much to measure.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Operations per sample; None calibrates so a sample lasts at least
+    /// `min_sample_ms`.
+    pub iterations: Option<u64>,
+    pub samples: usize,
+    pub min_sample_ms: f64,
+}
+
+impl Plan {
+    pub fn full() -> Plan {
+        Plan {
+            iterations: None,
+            samples: 31,
+            min_sample_ms: 4.0,
+        }
+    }
+
+    pub fn quick() -> Plan {
+        Plan {
+            iterations: None,
+            samples: 11,
+            min_sample_ms: 1.0,
+        }
+    }
+}
+
+/// This CPU's L1 data cache in bytes (sysfs; None where it is not told).
+pub fn l1d_bytes() -> Option<u64> {
+    for i in 0..8 {
+        let d = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let read = |f: &str| std::fs::read_to_string(format!("{d}/{f}")).ok();
+        let (Some(level), Some(kind), Some(size)) = (read("level"), read("type"), read("size"))
+        else {
+            continue;
+        };
+        if level.trim() == "1" && kind.trim() == "Data" {
+            let s = size.trim();
+            let (n, mul) = match s.strip_suffix('K') {
+                Some(n) => (n, 1024),
+                None => (s, 1),
+            };
+            return n.parse::<u64>().ok().map(|n| n * mul);
+        }
+    }
+    None
+}
+
+/// Times of `samples` samples of `iters` calls of `op`: ns and counter
+/// ticks per call.
+fn sample(
+    cc: &CycleCounter,
+    iters: u64,
+    samples: usize,
+    op: &mut dyn FnMut(u64),
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (mut ns, mut cy) = (Vec::with_capacity(samples), Vec::with_capacity(samples));
+    for _ in 0..samples {
+        if ango_harness::measure::stop_requested() {
+            return Err(Error::usage("interrupted"));
+        }
+        let t0 = Instant::now();
+        let c0 = cc.read();
+        op(iters);
+        let c1 = cc.read();
+        let dt = t0.elapsed().as_nanos() as f64;
+        ns.push(dt / iters as f64);
+        if cc.source() != CycleSource::None {
+            cy.push(c1.wrapping_sub(c0) as f64 / iters as f64);
+        }
+    }
+    Ok((ns, cy))
+}
+
+/// Calls per sample: the plan's, or doubled from 256 until one sample
+/// lasts `min_sample_ms`.
+fn calibrate(plan: &Plan, op: &mut dyn FnMut(u64)) -> u64 {
+    if let Some(n) = plan.iterations {
+        return n.max(1);
+    }
+    let mut n = 256u64;
+    loop {
+        let t0 = Instant::now();
+        op(n);
+        if t0.elapsed().as_secs_f64() * 1e3 >= plan.min_sample_ms || n >= 1 << 30 {
+            return n;
+        }
+        n *= 2;
+    }
+}
+
+/// What one timed point is.
+struct Point {
+    operation: &'static str,
+    chained: bool,
+    chain: &'static str,
+    unit: &'static str,
+}
+
+/// Measure one entry: chained key schedule, encryption and decryption,
+/// and the throughput of encryption over independent blocks. `kat` is the
+/// known-answer result the caller checked in this run.
+pub fn measure(
+    e: &Entry,
+    plan: &Plan,
+    cc: &CycleCounter,
+    run_id: &str,
+    kat: &str,
+) -> Result<Vec<CyclesRecord>> {
+    let AlgorithmId::Sym(algo) = e.algorithm else {
+        return Err(Error::usage(format!("{}: not a symmetric cipher", e.id())));
+    };
+    if !algo.cycles_capable() {
+        return Err(Error::usage(format!(
+            "{algo}: ango cycles times ECB of a 128-bit block cipher or MUGI"
+        )));
+    }
+    let stream = algo == Algorithm::Mugi;
+    let key: Vec<u8> = (0..algo.key_len() as u8)
+        .map(|i| i.wrapping_mul(37) ^ 0x5a)
+        .collect();
+    let mut cipher = e.cipher(&key)?;
+    let iv = vec![0u8; algo.nonce_len()];
+    let mut thr = e.cipher(&key)?;
+    let table_bytes = table_bytes_of(e);
+    let library_version = (e.provider.version)();
+    let mut out = Vec::new();
+    let Some(ops) = cipher.block_ops() else {
+        return Err(Error::Unsupported(format!(
+            "{}: no one-block call to time",
+            e.label()
+        )));
+    };
+    let path = ops.path();
+    let hides_schedule = !ops.schedule_bytes(&mut [0u8; 32]);
+    let unit = if stream {
+        "128 bits of keystream"
+    } else {
+        "block"
+    };
+    let points = [
+        Point {
+            operation: "key-schedule",
+            chained: true,
+            chain: match (stream, hides_schedule) {
+                (true, _) => "keystream",
+                (false, true) => "via-one-block",
+                (false, false) => "expanded-key",
+            },
+            unit: "key schedule",
+        },
+        Point {
+            operation: "encrypt",
+            chained: true,
+            chain: if stream { "keystream" } else { "ciphertext" },
+            unit,
+        },
+        Point {
+            operation: "decrypt",
+            chained: true,
+            chain: if stream { "keystream" } else { "ciphertext" },
+            unit,
+        },
+        Point {
+            operation: "encrypt",
+            chained: false,
+            chain: "none",
+            unit,
+        },
+    ];
+    for p in points {
+        // MUGI decrypts with the encryption it is: one figure is enough.
+        if stream && p.operation == "decrypt" {
+            continue;
+        }
+        let mut k = key.clone();
+        let mut block = [0x3cu8; 16];
+        let mut buf = vec![0xa5u8; THROUGHPUT_BYTES];
+        let mut op: Box<dyn FnMut(u64) + '_> = match (p.operation, p.chained) {
+            ("key-schedule", _) => {
+                let ops: &mut dyn BlockOps = cipher.block_ops().expect("checked above");
+                Box::new(move |n| {
+                    for _ in 0..n {
+                        let _ = ops.set_key(&k);
+                        if !ops.schedule_bytes(&mut k) {
+                            let mut b = [0u8; 16];
+                            ops.encrypt_block(&mut b);
+                            for (i, x) in k.iter_mut().enumerate() {
+                                *x = b[i % 16];
+                            }
+                        }
+                    }
+                    std::hint::black_box(&k);
+                })
+            }
+            ("encrypt", true) => {
+                let ops: &mut dyn BlockOps = cipher.block_ops().expect("checked above");
+                let _ = ops.set_key(&key);
+                Box::new(move |n| {
+                    for _ in 0..n {
+                        ops.encrypt_block(&mut block);
+                    }
+                    std::hint::black_box(&block);
+                })
+            }
+            ("decrypt", _) => {
+                let ops: &mut dyn BlockOps = cipher.block_ops().expect("checked above");
+                let _ = ops.set_key(&key);
+                Box::new(move |n| {
+                    for _ in 0..n {
+                        ops.decrypt_block(&mut block);
+                    }
+                    std::hint::black_box(&block);
+                })
+            }
+            _ => {
+                // Throughput: ECB (or MUGI's keystream) over many blocks,
+                // one call per THROUGHPUT_BYTES; the figure is per block.
+                let c = &mut thr;
+                let iv = iv.clone();
+                Box::new(move |n| {
+                    let calls = n.div_ceil((THROUGHPUT_BYTES / 16) as u64);
+                    for _ in 0..calls {
+                        let _ = c.encrypt(&iv, &mut buf);
+                    }
+                    std::hint::black_box(&buf);
+                })
+            }
+        };
+        let blocks_per_call = if p.chained {
+            1
+        } else {
+            (THROUGHPUT_BYTES / 16) as u64
+        };
+        // Warm up, then size the samples.
+        op(blocks_per_call.max(1024));
+        let iters = calibrate(plan, &mut *op);
+        let iters = iters.div_ceil(blocks_per_call) * blocks_per_call;
+        let (ns, cy) = sample(cc, iters, plan.samples, &mut *op)?;
+        drop(op);
+        let s = Summary::of(&ns).ok_or_else(|| Error::usage("no finite sample"))?;
+        let cycles = Summary::of(&cy).map(|c| c.median);
+        let stats = s.stats();
+        let noisy = stats.robust_cv > 0.05;
+        let mut warnings = Vec::new();
+        if noisy {
+            warnings.push(format!(
+                "robust CV {:.1}% > 5%: the machine was busy",
+                stats.robust_cv * 100.0
+            ));
+        }
+        if p.chain == "via-one-block" {
+            warnings.push(
+                "the library hides its expanded key: each key schedule is chained through one \
+                 block encrypted under the new key, which the figure includes"
+                    .into(),
+            );
+        }
+        out.push(CyclesRecord {
+            schema: ango_core::record::SCHEMA_VERSION,
+            schema_version: ango_core::record::SCHEMA_VERSION,
+            suite: SUITE.into(),
+            run_id: run_id.into(),
+            algorithm: algo.name().into(),
+            cipher: algo.cipher_name().into(),
+            backend: e.provider.name.into(),
+            implementation: if e.provider.has_variants {
+                e.variant.clone()
+            } else {
+                e.implementation.clone()
+            },
+            path: path.clone(),
+            library_version: library_version.clone(),
+            key_bits: (algo.key_len() * 8) as u32,
+            operation: p.operation.into(),
+            chained: p.chained,
+            chain: p.chain.into(),
+            unit: p.unit.into(),
+            iterations: iters,
+            samples: plan.samples as u64,
+            stats,
+            cycles_per_op: cycles,
+            cycle_source: cc.source().name().into(),
+            table_bytes,
+            l1d_bytes: l1d_bytes(),
+            kat: kat.into(),
+            noisy,
+            warnings,
+            method: if p.chained {
+                format!(
+                    "seed 002's chained loop: {iters} calls per sample, {} samples, each \
+                     output the next input (chain: {})",
+                    plan.samples, p.chain
+                )
+            } else {
+                format!(
+                    "throughput: {} calls of {THROUGHPUT_BYTES} B per sample, {} samples, \
+                     per block",
+                    iters / blocks_per_call,
+                    plan.samples
+                )
+            },
+            time: ango_core::results::utc_now().0,
+        });
+    }
+    Ok(out)
+}
+
+/// An ango variant's table bytes (from its row in `ango_prims`); None for
+/// libraries.
+fn table_bytes_of(e: &Entry) -> Option<u64> {
+    if !e.provider.has_variants {
+        return None;
+    }
+    let (cipher, name) = e.variant.split_once('/')?;
+    if cipher == "mugi" {
+        return ango_prims::cryptrec::MUGI
+            .iter()
+            .find(|v| v.name == name)
+            .map(|v| v.table_bytes as u64);
+    }
+    if cipher == "aes" {
+        return ango_prims::aes::table_bytes(name).map(|b| b as u64);
+    }
+    ango_prims::cryptrec::block_variants(cipher)?
+        .iter()
+        .find(|v| v.name == name)
+        .map(|v| v.table_bytes as u64)
+}
