@@ -66,11 +66,11 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["speed", "--algo", ""], "valid:");
     rejects(
         &["speed", "--backend", "wolfssl"],
-        "openssl, liboqs, rustcrypto, ring, aws-lc, libcrux, pqclean, libsodium, libtomcrypt, ango",
+        "openssl, liboqs, rustcrypto, ring, aws-lc, libcrux, pqclean, libsodium, libtomcrypt, libgcrypt, ango",
     );
     rejects(
         &["pk", "--backend", "wolfssl"],
-        "openssl, liboqs, rustcrypto, ring, aws-lc, libcrux, pqclean, libsodium, libtomcrypt, ango",
+        "openssl, liboqs, rustcrypto, ring, aws-lc, libcrux, pqclean, libsodium, libtomcrypt, libgcrypt, ango",
     );
     rejects(
         &["speed", "--unit", "furlongs"],
