@@ -267,7 +267,8 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     if !interrupted && !ct_targets.is_empty() {
         interrupted = run_ct_pass(&ct_targets, &run_id, &mut sink)?;
     }
-    let data = report_data(Some(env.clone()), &sink, interrupted);
+    let mut data = report_data(Some(env.clone()), &sink, interrupted);
+    data.cycles_records = cycles_records;
     if let Some(d) = &sink.dir {
         write_presentation(d, &data)?;
     }
@@ -281,8 +282,8 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     };
     print!("{}", export::render(&data, format, &style));
     if let (Format::Table, Some(cs)) = (format, &cycles_spec) {
-        if !cycles_records.is_empty() {
-            print!("\n{}", crate::cycles::render(&cycles_records, cs));
+        if let Some(l) = crate::cycles::not_measured(cs) {
+            println!("  {l}");
         }
     }
     if let Some(d) = &sink.dir {
@@ -292,7 +293,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
                 + sink.pk_records.len()
                 + sink.tls_records.len()
                 + sink.ct_records.len()
-                + cycles_records.len(),
+                + data.cycles_records.len(),
             d.path.join(RESULTS).display(),
             d.path.join(REPORT).display()
         );
@@ -365,6 +366,7 @@ fn report_data(env: Option<EnvInfo>, sink: &ParentSink, interrupted: bool) -> Re
         pk_samples: sink.pk_samples.clone(),
         tls_records: sink.tls_records.clone(),
         ct_records: sink.ct_records.clone(),
+        cycles_records: Vec::new(),
         events: sink.events.clone(),
         notes,
         variant_providers: variant_providers(),
@@ -384,7 +386,10 @@ fn variant_providers() -> Vec<String> {
 /// What a results directory presents, written from its records and events
 /// (at the end of a run, and again by `ango report`): `findings.jsonl`,
 /// one finding per line, and `report.html`.
-fn write_presentation(d: &ResultsDir, data: &ango_report::html::ReportData) -> Result<()> {
+pub(crate) fn write_presentation(
+    d: &ResultsDir,
+    data: &ango_report::html::ReportData,
+) -> Result<()> {
     let findings = ango_report::findings::of_run(data);
     let text: String = findings
         .iter()
@@ -618,6 +623,7 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
         pk_records: loaded.pk,
         tls_records: loaded.tls,
         ct_records: loaded.ct,
+        cycles_records: loaded.cycles,
         pk_samples: pk_samples.items,
         events: events.items,
         notes,

@@ -338,8 +338,41 @@ impl Exporter for Ct<'_> {
     }
 }
 
+/// Seed 002's cycle study.
+pub struct Cycles<'a>(pub &'a [ango_core::cycles::CyclesRecord]);
+
+impl Exporter for Cycles<'_> {
+    fn suite(&self) -> &'static str {
+        "cycles"
+    }
+    fn title(&self) -> &'static str {
+        "Cycle study (seed 002)"
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn table(&self, _style: &Style) -> String {
+        crate::cycles::text(self.0)
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(self.0)
+    }
+    fn csv(&self) -> String {
+        crate::cycles::csv(self.0)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::cycles::markdown(self.0)
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::cycles::section(self.0)
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        crate::cycles::findings(self.0)
+    }
+}
+
 /// The exporters of a run's data, in the report's order: speed, latency,
-/// public-key, TLS, constant-time (speed and latency records share
+/// public-key, TLS, cycles, constant-time (speed and latency records share
 /// `records`, told apart by `suite`).
 pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
     let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
@@ -355,6 +388,7 @@ pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
             samples: &d.pk_samples,
         }),
         Box::new(Tls(&d.tls_records)),
+        Box::new(Cycles(&d.cycles_records)),
         Box::new(Ct(&d.ct_records)),
     ]
 }

@@ -19,6 +19,8 @@ pub struct ReportData {
     pub tls_records: Vec<ango_core::TlsRecord>,
     /// The constant-time checks' records, one per target.
     pub ct_records: Vec<ango_core::ct::CtRecord>,
+    /// Seed 002's cycle study's records (`suite: cycles`).
+    pub cycles_records: Vec<ango_core::cycles::CyclesRecord>,
     /// Lines of events.jsonl (known-answer results, skips, errors).
     pub events: Vec<serde_json::Value>,
     /// Notes about the data itself (interrupted run, cut lines).
@@ -506,7 +508,11 @@ pub fn render(data: &ReportData) -> String {
         ..crate::export::Style::default()
     };
     let d = data;
-    let total = d.records.len() + d.pk_records.len() + d.tls_records.len() + d.ct_records.len();
+    let total = d.records.len()
+        + d.pk_records.len()
+        + d.tls_records.len()
+        + d.ct_records.len()
+        + d.cycles_records.len();
     let mut out = String::new();
     let run_id = d
         .records

@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod ct;
+pub mod cycles;
 pub mod export;
 pub mod findings;
 pub mod formats;

@@ -1,6 +1,7 @@
 //! `ango ct`: does secret data change what the code does? Two checks per
 //! target (every variant of ango's AES, GHASH, ChaCha20 and Poly1305, every
-//! AEAD composition of them, and one library implementation per AEAD):
+//! AEAD composition of them, one library implementation per AEAD, and every
+//! variant of seed 002's Camellia and SC2000):
 //!
 //! - **memcheck** (the ctgrind method): the target runs under valgrind with
 //!   its key and input marked undefined (nonces and lengths are public),
@@ -53,6 +54,8 @@ enum Kind {
     Ghash(Ghash),
     ChaCha20(ChaCha20),
     Poly1305(Poly1305),
+    /// A variant of one of seed 002's block ciphers (ECB, 128-bit key).
+    Block(&'static ango_prims::block::BlockVariant),
     /// A catalog entry of an AEAD, by its id.
     Aead(Algorithm, String),
 }
@@ -142,6 +145,18 @@ pub fn targets() -> Vec<Target> {
                 &format!("poly1305/{n}"),
                 needs,
                 Kind::Poly1305(p),
+            ));
+        }
+    }
+    // Seed 002's block ciphers: every variant, 128-bit keys, ECB.
+    for (cipher, variants) in ango_prims::cryptrec::BLOCK_CIPHERS {
+        for var in variants.iter().filter(|var| (var.available)().is_ok()) {
+            v.push(target(
+                &format!("{cipher}-128"),
+                "ango",
+                &format!("{cipher}/{}", var.name),
+                var.needs.to_vec(),
+                Kind::Block(var),
             ));
         }
     }
@@ -274,7 +289,7 @@ impl Target {
     /// Key bytes it takes.
     fn key_len(&self) -> usize {
         match self.kind {
-            Kind::Aes(_) | Kind::Ghash(_) => 16,
+            Kind::Aes(_) | Kind::Ghash(_) | Kind::Block(_) => 16,
             Kind::Aead(a, _) => a.key_len(),
             _ => 32,
         }
@@ -310,6 +325,11 @@ impl Target {
                     let tag = p.mac(&k, buf);
                     buf[..16].copy_from_slice(&tag);
                 })
+            }
+            Kind::Block(var) => {
+                let k = (var.make)(key)
+                    .ok_or_else(|| Error::Unsupported("block cipher key length".into()))?;
+                Box::new(move |buf: &mut [u8]| k.encrypt_blocks(buf))
             }
             Kind::Aead(a, id) => {
                 let e = ango_backends::catalog().entry(id)?;
@@ -739,6 +759,13 @@ mod tests {
         assert!(t
             .iter()
             .any(|x| x.implementation == "aes/bitsliced+ghash/ctmul"));
+        for n in [
+            "camellia/bitsliced",
+            "camellia/table64-nct",
+            "sc2000/reference-nct",
+        ] {
+            assert!(t.iter().any(|x| x.implementation == n), "{n}");
+        }
         assert!(t
             .iter()
             .any(|x| x.backend != "ango" && x.algorithm == "aes-128-gcm"));

@@ -10,7 +10,7 @@
 //! this run.
 
 use ango_core::cycles::CyclesRecord;
-use ango_core::{Algorithm, AlgorithmId, BlockOps, Entry, Error, Result};
+use ango_core::{Algorithm, AlgorithmId, Entry, Error, Result};
 use ango_harness::cycles::{CycleCounter, CycleSource};
 use ango_harness::stats::Summary;
 use std::time::Instant;
@@ -69,30 +69,17 @@ pub fn l1d_bytes() -> Option<u64> {
     None
 }
 
-/// Times of `samples` samples of `iters` calls of `op`: ns and counter
+/// One sample of `iters` calls of `op`, after a short warm-up (the other
+/// points sampled in between may have evicted its tables): ns and counter
 /// ticks per call.
-fn sample(
-    cc: &CycleCounter,
-    iters: u64,
-    samples: usize,
-    op: &mut dyn FnMut(u64),
-) -> Result<(Vec<f64>, Vec<f64>)> {
-    let (mut ns, mut cy) = (Vec::with_capacity(samples), Vec::with_capacity(samples));
-    for _ in 0..samples {
-        if ango_harness::measure::stop_requested() {
-            return Err(Error::usage("interrupted"));
-        }
-        let t0 = Instant::now();
-        let c0 = cc.read();
-        op(iters);
-        let c1 = cc.read();
-        let dt = t0.elapsed().as_nanos() as f64;
-        ns.push(dt / iters as f64);
-        if cc.source() != CycleSource::None {
-            cy.push(c1.wrapping_sub(c0) as f64 / iters as f64);
-        }
-    }
-    Ok((ns, cy))
+fn one_sample(cc: &CycleCounter, iters: u64, warm: u64, op: &mut dyn FnMut(u64)) -> (f64, f64) {
+    op(warm);
+    let t0 = Instant::now();
+    let c0 = cc.read();
+    op(iters);
+    let c1 = cc.read();
+    let dt = t0.elapsed().as_nanos() as f64;
+    (dt / iters as f64, c1.wrapping_sub(c0) as f64 / iters as f64)
 }
 
 /// Calls per sample: the plan's, or doubled from 256 until one sample
@@ -113,6 +100,7 @@ fn calibrate(plan: &Plan, op: &mut dyn FnMut(u64)) -> u64 {
 }
 
 /// What one timed point is.
+#[derive(Clone, Copy)]
 struct Point {
     operation: &'static str,
     chained: bool,
@@ -120,16 +108,30 @@ struct Point {
     unit: &'static str,
 }
 
-/// Measure one entry: chained key schedule, encryption and decryption,
-/// and the throughput of encryption over independent blocks. `kat` is the
-/// known-answer result the caller checked in this run.
-pub fn measure(
-    e: &Entry,
-    plan: &Plan,
-    cc: &CycleCounter,
-    run_id: &str,
-    kat: &str,
-) -> Result<Vec<CyclesRecord>> {
+/// One point ready to be sampled: its timed call (owning its own keyed
+/// instance, so points of several implementations can be sampled in
+/// turn), its calibrated size and the samples taken so far.
+pub struct Prepared {
+    point: Point,
+    algo: Algorithm,
+    backend: String,
+    implementation: String,
+    path: String,
+    library_version: String,
+    table_bytes: Option<u64>,
+    kat: String,
+    op: Box<dyn FnMut(u64)>,
+    iters: u64,
+    blocks_per_call: u64,
+    ns: Vec<f64>,
+    cycles: Vec<f64>,
+}
+
+/// Build and calibrate the points of one entry: chained key schedule,
+/// encryption and decryption, and the throughput of encryption over
+/// independent blocks. `kat` is the known-answer result the caller checked
+/// in this run.
+pub fn prepare(e: &Entry, plan: &Plan, kat: &str) -> Result<Vec<Prepared>> {
     let AlgorithmId::Sym(algo) = e.algorithm else {
         return Err(Error::usage(format!("{}: not a symmetric cipher", e.id())));
     };
@@ -142,13 +144,8 @@ pub fn measure(
     let key: Vec<u8> = (0..algo.key_len() as u8)
         .map(|i| i.wrapping_mul(37) ^ 0x5a)
         .collect();
-    let mut cipher = e.cipher(&key)?;
-    let iv = vec![0u8; algo.nonce_len()];
-    let mut thr = e.cipher(&key)?;
-    let table_bytes = table_bytes_of(e);
-    let library_version = (e.provider.version)();
-    let mut out = Vec::new();
-    let Some(ops) = cipher.block_ops() else {
+    let mut probe = e.cipher(&key)?;
+    let Some(ops) = probe.block_ops() else {
         return Err(Error::Unsupported(format!(
             "{}: no one-block call to time",
             e.label()
@@ -191,60 +188,53 @@ pub fn measure(
             unit,
         },
     ];
+    let mut out = Vec::new();
     for p in points {
         // MUGI decrypts with the encryption it is: one figure is enough.
         if stream && p.operation == "decrypt" {
             continue;
         }
+        let mut cipher = e.cipher(&key)?;
         let mut k = key.clone();
         let mut block = [0x3cu8; 16];
         let mut buf = vec![0xa5u8; THROUGHPUT_BYTES];
-        let mut op: Box<dyn FnMut(u64) + '_> = match (p.operation, p.chained) {
-            ("key-schedule", _) => {
-                let ops: &mut dyn BlockOps = cipher.block_ops().expect("checked above");
-                Box::new(move |n| {
-                    for _ in 0..n {
-                        let _ = ops.set_key(&k);
-                        if !ops.schedule_bytes(&mut k) {
-                            let mut b = [0u8; 16];
-                            ops.encrypt_block(&mut b);
-                            for (i, x) in k.iter_mut().enumerate() {
-                                *x = b[i % 16];
-                            }
+        let iv = vec![0u8; algo.nonce_len()];
+        let mut op: Box<dyn FnMut(u64)> = match (p.operation, p.chained) {
+            ("key-schedule", _) => Box::new(move |n| {
+                let ops = cipher.block_ops().expect("checked above");
+                for _ in 0..n {
+                    let _ = ops.set_key(&k);
+                    if !ops.schedule_bytes(&mut k) {
+                        let mut b = [0u8; 16];
+                        ops.encrypt_block(&mut b);
+                        for (i, x) in k.iter_mut().enumerate() {
+                            *x = b[i % 16];
                         }
                     }
-                    std::hint::black_box(&k);
-                })
-            }
-            ("encrypt", true) => {
-                let ops: &mut dyn BlockOps = cipher.block_ops().expect("checked above");
-                let _ = ops.set_key(&key);
-                Box::new(move |n| {
-                    for _ in 0..n {
-                        ops.encrypt_block(&mut block);
-                    }
-                    std::hint::black_box(&block);
-                })
-            }
-            ("decrypt", _) => {
-                let ops: &mut dyn BlockOps = cipher.block_ops().expect("checked above");
-                let _ = ops.set_key(&key);
-                Box::new(move |n| {
-                    for _ in 0..n {
-                        ops.decrypt_block(&mut block);
-                    }
-                    std::hint::black_box(&block);
-                })
-            }
+                }
+                std::hint::black_box(&k);
+            }),
+            ("encrypt", true) => Box::new(move |n| {
+                let ops = cipher.block_ops().expect("checked above");
+                for _ in 0..n {
+                    ops.encrypt_block(&mut block);
+                }
+                std::hint::black_box(&block);
+            }),
+            ("decrypt", _) => Box::new(move |n| {
+                let ops = cipher.block_ops().expect("checked above");
+                for _ in 0..n {
+                    ops.decrypt_block(&mut block);
+                }
+                std::hint::black_box(&block);
+            }),
             _ => {
                 // Throughput: ECB (or MUGI's keystream) over many blocks,
                 // one call per THROUGHPUT_BYTES; the figure is per block.
-                let c = &mut thr;
-                let iv = iv.clone();
                 Box::new(move |n| {
                     let calls = n.div_ceil((THROUGHPUT_BYTES / 16) as u64);
                     for _ in 0..calls {
-                        let _ = c.encrypt(&iv, &mut buf);
+                        let _ = cipher.encrypt(&iv, &mut buf);
                     }
                     std::hint::black_box(&buf);
                 })
@@ -259,33 +249,9 @@ pub fn measure(
         op(blocks_per_call.max(1024));
         let iters = calibrate(plan, &mut *op);
         let iters = iters.div_ceil(blocks_per_call) * blocks_per_call;
-        let (ns, cy) = sample(cc, iters, plan.samples, &mut *op)?;
-        drop(op);
-        let s = Summary::of(&ns).ok_or_else(|| Error::usage("no finite sample"))?;
-        let cycles = Summary::of(&cy).map(|c| c.median);
-        let stats = s.stats();
-        let noisy = stats.robust_cv > 0.05;
-        let mut warnings = Vec::new();
-        if noisy {
-            warnings.push(format!(
-                "robust CV {:.1}% > 5%: the machine was busy",
-                stats.robust_cv * 100.0
-            ));
-        }
-        if p.chain == "via-one-block" {
-            warnings.push(
-                "the library hides its expanded key: each key schedule is chained through one \
-                 block encrypted under the new key, which the figure includes"
-                    .into(),
-            );
-        }
-        out.push(CyclesRecord {
-            schema: ango_core::record::SCHEMA_VERSION,
-            schema_version: ango_core::record::SCHEMA_VERSION,
-            suite: SUITE.into(),
-            run_id: run_id.into(),
-            algorithm: algo.name().into(),
-            cipher: algo.cipher_name().into(),
+        out.push(Prepared {
+            point: p,
+            algo,
             backend: e.provider.name.into(),
             implementation: if e.provider.has_variants {
                 e.variant.clone()
@@ -293,40 +259,136 @@ pub fn measure(
                 e.implementation.clone()
             },
             path: path.clone(),
-            library_version: library_version.clone(),
-            key_bits: (algo.key_len() * 8) as u32,
-            operation: p.operation.into(),
-            chained: p.chained,
-            chain: p.chain.into(),
-            unit: p.unit.into(),
-            iterations: iters,
-            samples: plan.samples as u64,
-            stats,
-            cycles_per_op: cycles,
-            cycle_source: cc.source().name().into(),
-            table_bytes,
-            l1d_bytes: l1d_bytes(),
+            library_version: (e.provider.version)(),
+            table_bytes: table_bytes_of(e),
             kat: kat.into(),
-            noisy,
-            warnings,
-            method: if p.chained {
-                format!(
-                    "seed 002's chained loop: {iters} calls per sample, {} samples, each \
-                     output the next input (chain: {})",
-                    plan.samples, p.chain
-                )
-            } else {
-                format!(
-                    "throughput: {} calls of {THROUGHPUT_BYTES} B per sample, {} samples, \
-                     per block",
-                    iters / blocks_per_call,
-                    plan.samples
-                )
-            },
-            time: ango_core::results::utc_now().0,
+            op,
+            iters,
+            blocks_per_call,
+            ns: Vec::with_capacity(plan.samples),
+            cycles: Vec::with_capacity(plan.samples),
         });
     }
     Ok(out)
+}
+
+/// Take `samples` samples of every point in turn — one of each, then the
+/// next round — so a busy spell of the machine touches every point alike
+/// and the implementations' ratios stay fair. False if interrupted (the
+/// samples taken so far are kept).
+pub fn sample_in_turn(points: &mut [Prepared], cc: &CycleCounter, samples: usize) -> bool {
+    for _ in 0..samples {
+        for p in points.iter_mut() {
+            if ango_harness::measure::stop_requested() {
+                return false;
+            }
+            let warm = (p.iters / 32).div_ceil(p.blocks_per_call) * p.blocks_per_call;
+            let (ns, cy) = one_sample(cc, p.iters, warm, &mut *p.op);
+            p.ns.push(ns);
+            if cc.source() != CycleSource::None {
+                p.cycles.push(cy);
+            }
+        }
+    }
+    true
+}
+
+/// The record of a sampled point; None if it has fewer than two samples
+/// (an interruption before its second round).
+pub fn finish(p: Prepared, plan: &Plan, cc: &CycleCounter, run_id: &str) -> Option<CyclesRecord> {
+    if p.ns.len() < 2 {
+        return None;
+    }
+    let s = Summary::of(&p.ns)?;
+    let cycles = Summary::of(&p.cycles).map(|c| c.median);
+    let stats = s.stats();
+    let noisy = stats.robust_cv > 0.05;
+    let mut warnings = Vec::new();
+    if noisy {
+        warnings.push(format!(
+            "robust CV {:.1}% > 5%: the machine was busy",
+            stats.robust_cv * 100.0
+        ));
+    }
+    if p.ns.len() < plan.samples {
+        warnings.push(format!(
+            "interrupted after {} of {} samples",
+            p.ns.len(),
+            plan.samples
+        ));
+    }
+    let pt = p.point;
+    if pt.chain == "via-one-block" {
+        warnings.push(
+            "the library hides its expanded key: each key schedule is chained through one \
+             block encrypted under the new key, which the figure includes"
+                .into(),
+        );
+    }
+    let iters = p.iters;
+    Some(CyclesRecord {
+        schema: ango_core::record::SCHEMA_VERSION,
+        schema_version: ango_core::record::SCHEMA_VERSION,
+        suite: SUITE.into(),
+        run_id: run_id.into(),
+        algorithm: p.algo.name().into(),
+        cipher: p.algo.cipher_name().into(),
+        backend: p.backend,
+        implementation: p.implementation,
+        path: p.path,
+        library_version: p.library_version,
+        key_bits: (p.algo.key_len() * 8) as u32,
+        operation: pt.operation.into(),
+        chained: pt.chained,
+        chain: pt.chain.into(),
+        unit: pt.unit.into(),
+        iterations: iters,
+        samples: p.ns.len() as u64,
+        stats,
+        cycles_per_op: cycles,
+        cycle_source: cc.source().name().into(),
+        table_bytes: p.table_bytes,
+        l1d_bytes: l1d_bytes(),
+        kat: p.kat,
+        noisy,
+        warnings,
+        method: if pt.chained {
+            format!(
+                "seed 002's chained loop: {iters} calls per sample, {} samples taken in turn \
+                 with the other implementations of {}, each output the next input (chain: {})",
+                p.ns.len(),
+                p.algo.name(),
+                pt.chain
+            )
+        } else {
+            format!(
+                "throughput: {} calls of {THROUGHPUT_BYTES} B per sample, {} samples taken in \
+                 turn with the other implementations of {}, per block",
+                iters / p.blocks_per_call,
+                p.ns.len(),
+                p.algo.name()
+            )
+        },
+        time: ango_core::results::utc_now().0,
+    })
+}
+
+/// Measure one entry on its own (its four points sampled in turn).
+pub fn measure(
+    e: &Entry,
+    plan: &Plan,
+    cc: &CycleCounter,
+    run_id: &str,
+    kat: &str,
+) -> Result<Vec<CyclesRecord>> {
+    let mut ps = prepare(e, plan, kat)?;
+    if !sample_in_turn(&mut ps, cc, plan.samples) {
+        return Err(Error::usage("interrupted"));
+    }
+    Ok(ps
+        .into_iter()
+        .filter_map(|p| finish(p, plan, cc, run_id))
+        .collect())
 }
 
 /// An ango variant's table bytes (from its row in `ango_prims`); None for

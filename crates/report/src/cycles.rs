@@ -1,0 +1,741 @@
+//! Seed 002's cycle study as text, Markdown, CSV and its section of the
+//! report: Table 4 (cycles per key schedule) and Table 5 (per block,
+//! encryption and decryption, chained, with the throughput figure beside),
+//! a chart of cycles per block by cipher and implementation, each
+//! implementation's table bytes beside this CPU's L1d, and the seed's
+//! findings checked here.
+
+use crate::svg::{escape, PALETTE};
+use ango_core::cycles::CyclesRecord;
+use ango_core::finding::Verdict;
+use ango_core::Finding;
+use std::fmt::Write as _;
+
+/// Seed 002's Core i7 960 x64 figures (its Tables 4 and 5; another
+/// machine, shown for reference): (implementation, key schedule
+/// 128/192/256, encryption 128/192-256).
+pub const SEED_CAMELLIA_X64: &[(&str, [u32; 3], [u32; 2])] = &[
+    ("NTT optimised code", [340, 491, 482], [525, 692]),
+    ("32-bit fast", [133, 210, 209], [483, 649]),
+    ("64-bit fast", [99, 140, 152], [481, 659]),
+];
+
+/// Why seed 002's 32-bit figures have no counterpart here.
+pub const NO_32_BIT: &str = "Seed 002's 32-bit platforms (x86, WOW64) are not measured: no \
+     32-bit Rust target is installed here, so its 32-bit builds cannot be made.";
+
+const KEY_SIZES: [u32; 3] = [128, 192, 256];
+
+/// The record of one point, if measured.
+fn find<'a>(
+    rs: &'a [CyclesRecord],
+    algo: &str,
+    row: &Row,
+    op: &str,
+    chained: bool,
+) -> Option<&'a CyclesRecord> {
+    rs.iter().find(|r| {
+        r.algorithm == algo
+            && r.backend == row.backend
+            && r.implementation == row.implementation
+            && r.operation == op
+            && r.chained == chained
+    })
+}
+
+/// The figure of a point: counter ticks per operation (`+` when a hidden
+/// key schedule was chained through one block), else ns.
+fn cell(r: Option<&CyclesRecord>) -> String {
+    match r {
+        Some(r) => match r.cycles_per_op {
+            Some(c) => format!(
+                "{c:.0}{}",
+                if r.chain == "via-one-block" { "+" } else { "" }
+            ),
+            None => format!("{:.1}ns", r.stats.median),
+        },
+        None => "-".into(),
+    }
+}
+
+/// The median per operation in the records' unit (ticks, else ns).
+fn value(r: &CyclesRecord) -> f64 {
+    r.cycles_per_op.unwrap_or(r.stats.median)
+}
+
+/// One row of the tables: a cipher's implementation.
+#[derive(Clone, PartialEq)]
+struct Row {
+    cipher: String,
+    backend: String,
+    implementation: String,
+}
+
+/// The rows of the records, in order.
+fn rows(rs: &[CyclesRecord]) -> Vec<Row> {
+    let mut v: Vec<Row> = Vec::new();
+    for r in rs {
+        let k = Row {
+            cipher: r.cipher.clone(),
+            backend: r.backend.clone(),
+            implementation: r.implementation.clone(),
+        };
+        if !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    v
+}
+
+/// The algorithm of `cipher` with a `bits`-bit key among the records.
+fn algo_of(rs: &[CyclesRecord], cipher: &str, bits: u32) -> Option<String> {
+    rs.iter()
+        .find(|r| r.cipher == cipher && r.key_bits == bits)
+        .map(|r| r.algorithm.clone())
+}
+
+/// What the figures count.
+fn unit(rs: &[CyclesRecord]) -> &'static str {
+    match rs.first().map(|r| r.cycle_source.as_str()) {
+        Some("perf") => "core cycles",
+        Some("tsc") => "TSC ticks (a fixed rate, not the core clock)",
+        _ => "ns",
+    }
+}
+
+/// The same, short (for sentences).
+fn unit_short(rs: &[CyclesRecord]) -> &'static str {
+    match rs.first().map(|r| r.cycle_source.as_str()) {
+        Some("perf") => "cycles",
+        Some("tsc") => "TSC ticks",
+        _ => "ns",
+    }
+}
+
+/// Table 4's cells of a row: key schedule at 128/192/256.
+fn table4_cells(rs: &[CyclesRecord], row: &Row) -> Vec<String> {
+    KEY_SIZES
+        .iter()
+        .map(|&bits| {
+            cell(
+                algo_of(rs, &row.cipher, bits)
+                    .and_then(|a| find(rs, &a, row, "key-schedule", true)),
+            )
+        })
+        .collect()
+}
+
+/// Table 5's cells of a row: encryption / decryption chained / throughput.
+fn table5_cells(rs: &[CyclesRecord], row: &Row) -> Vec<String> {
+    KEY_SIZES
+        .iter()
+        .map(|&bits| match algo_of(rs, &row.cipher, bits) {
+            None => "-".into(),
+            Some(a) => format!(
+                "{}/{}/{}",
+                cell(find(rs, &a, row, "encrypt", true)),
+                cell(find(rs, &a, row, "decrypt", true)),
+                cell(find(rs, &a, row, "encrypt", false))
+            ),
+        })
+        .collect()
+}
+
+/// Each row's table bytes (ango's own variants only).
+fn table_bytes(rs: &[CyclesRecord]) -> Vec<(Row, u64)> {
+    rows(rs)
+        .into_iter()
+        .filter_map(|row| {
+            let t = rs
+                .iter()
+                .find(|r| {
+                    r.cipher == row.cipher
+                        && r.backend == row.backend
+                        && r.implementation == row.implementation
+                })
+                .and_then(|r| r.table_bytes)?;
+            Some((row, t))
+        })
+        .collect()
+}
+
+fn l1d(rs: &[CyclesRecord]) -> Option<u64> {
+    rs.iter().find_map(|r| r.l1d_bytes)
+}
+
+fn short(i: &str) -> String {
+    if i.chars().count() > 46 {
+        let t: String = i.chars().take(45).collect();
+        format!("{t}…")
+    } else {
+        i.to_string()
+    }
+}
+
+const HIDDEN_NOTE: &str = "+: the library hides its expanded key; chained through one block \
+     encrypted under the new key, which the figure includes";
+
+/// Tables 4 and 5 as measured, the table bytes beside L1d, the seed's
+/// findings checked and its own figures, for the terminal.
+pub fn text(rs: &[CyclesRecord]) -> String {
+    let mut s = String::new();
+    let unit = unit(rs);
+    let rows = rows(rs);
+    let _ = writeln!(
+        s,
+        "Table 4 (seed 002): key schedule, {unit} per schedule, chained (median)"
+    );
+    let _ = writeln!(
+        s,
+        "{:<16} {:<10} {:<46} {:>8} {:>8} {:>8}",
+        "cipher", "backend", "implementation", "128", "192", "256"
+    );
+    for row in &rows {
+        let c = table4_cells(rs, row);
+        let _ = writeln!(
+            s,
+            "{:<16} {:<10} {:<46} {:>8} {:>8} {:>8}",
+            row.cipher,
+            row.backend,
+            short(&row.implementation),
+            c[0],
+            c[1],
+            c[2]
+        );
+    }
+    let _ = writeln!(s, "  ({HIDDEN_NOTE})");
+    let _ = writeln!(
+        s,
+        "\nTable 5 (seed 002): {unit} per block (MUGI: per 128 bits of keystream), encryption / \
+         decryption chained, and encryption over independent blocks (16 KiB ECB) — what \
+         pipelining buys"
+    );
+    let _ = writeln!(
+        s,
+        "{:<16} {:<10} {:<46} {:>17} {:>17} {:>17}",
+        "cipher",
+        "backend",
+        "implementation",
+        "128 enc/dec/thr",
+        "192 enc/dec/thr",
+        "256 enc/dec/thr"
+    );
+    for row in &rows {
+        let c = table5_cells(rs, row);
+        let _ = writeln!(
+            s,
+            "{:<16} {:<10} {:<46} {:>17} {:>17} {:>17}",
+            row.cipher,
+            row.backend,
+            short(&row.implementation),
+            c[0],
+            c[1],
+            c[2]
+        );
+    }
+    let l1d = l1d(rs);
+    let _ = writeln!(
+        s,
+        "\nTable bytes of each implementation beside this CPU's L1d ({}):",
+        l1d.map(|b| format!("{} KiB per core", b / 1024))
+            .unwrap_or_else(|| "unknown".into())
+    );
+    for (row, t) in table_bytes(rs) {
+        let frac = l1d
+            .map(|l| format!(" ({:.0}% of L1d)", 100.0 * t as f64 / l as f64))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  {:<16} {:<10} {:<46} {t:>6} B{frac}",
+            row.cipher,
+            row.backend,
+            short(&row.implementation)
+        );
+    }
+    let f = findings(rs);
+    if !f.is_empty() {
+        let _ = writeln!(s, "\nSeed 002's findings, checked here:");
+        s.push_str(&crate::findings::text(&f));
+    }
+    let _ = writeln!(
+        s,
+        "\nSeed 002's own Camellia figures (Core i7 960 x64, clock cycles; another machine, for \
+         reference): key schedule 128/192/256, encryption 128/192-256"
+    );
+    for (n, ks, enc) in SEED_CAMELLIA_X64 {
+        let _ = writeln!(
+            s,
+            "  {n:<20} {:>5} {:>5} {:>5}   {:>5} {:>5}",
+            ks[0], ks[1], ks[2], enc[0], enc[1]
+        );
+    }
+    let _ = writeln!(s, "  {NO_32_BIT}");
+    s
+}
+
+/// Seed 002's two claims, checked on these records: "64-bit fast beats
+/// 32-bit fast on x64" (chained encryption, per cipher and key size) and
+/// "the 64-bit Camellia key schedule is the fastest".
+pub fn findings(rs: &[CyclesRecord]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let ticks = unit_short(rs);
+    for cipher in [
+        "camellia",
+        "sc2000",
+        "hierocrypt3",
+        "cipherunicorn-a",
+        "mugi",
+    ] {
+        for bits in KEY_SIZES {
+            let Some(a) = algo_of(rs, cipher, bits) else {
+                continue;
+            };
+            let row = |v: &str| Row {
+                cipher: cipher.into(),
+                backend: "ango".into(),
+                implementation: format!("{cipher}/{v}"),
+            };
+            let (Some(t64), Some(t32)) = (
+                find(rs, &a, &row("table64-nct"), "encrypt", true),
+                find(rs, &a, &row("table32-nct"), "encrypt", true),
+            ) else {
+                continue;
+            };
+            let (x, y) = (value(t64), value(t32));
+            out.push(
+                Finding::new(
+                    "cycles",
+                    "002",
+                    "Table 5",
+                    format!("64-bit fast beats 32-bit fast on x64 ({a} encryption)"),
+                )
+                .value(y / x, "ratio")
+                .verdict(if x < y {
+                    Verdict::Holds
+                } else {
+                    Verdict::DoesNotHold
+                })
+                .explain(format!(
+                    "chained encryption of one block, median over samples taken in turn: \
+                     table64-nct {x:.0}, table32-nct {y:.0} {ticks} per block; the ratio is \
+                     table32 ÷ table64 (above 1: 64-bit faster)"
+                )),
+            );
+        }
+    }
+    for bits in KEY_SIZES {
+        let Some(a) = algo_of(rs, "camellia", bits) else {
+            continue;
+        };
+        let mut ks: Vec<&CyclesRecord> = rs
+            .iter()
+            .filter(|r| r.algorithm == a && r.operation == "key-schedule")
+            .collect();
+        ks.sort_by(|x, y| value(x).total_cmp(&value(y)));
+        let Some(best) = ks.first() else { continue };
+        let t64 = ks
+            .iter()
+            .position(|r| r.backend == "ango" && r.implementation == "camellia/table64-nct");
+        let f = Finding::new(
+            "cycles",
+            "002",
+            "Table 4",
+            format!("the 64-bit Camellia key schedule is the fastest ({a})"),
+        );
+        let hidden = if best.chain == "via-one-block" {
+            " (+ one block: that library hides its expanded key)"
+        } else {
+            ""
+        };
+        out.push(match t64 {
+            Some(k) => f
+                .value((k + 1) as f64, "rank")
+                .verdict(if k == 0 {
+                    Verdict::Holds
+                } else {
+                    Verdict::DoesNotHold
+                })
+                .explain(format!(
+                    "table64-nct is #{} of {} key schedules here ({:.0} {ticks}); the fastest is \
+                     {} {} at {:.0}{hidden}",
+                    k + 1,
+                    ks.len(),
+                    value(ks[k]),
+                    best.backend,
+                    best.implementation,
+                    value(best)
+                )),
+            None => f
+                .verdict(Verdict::NotMeasurable)
+                .explain("camellia/table64-nct was not measured in this run"),
+        });
+    }
+    out
+}
+
+/// One bar of a chart: its label, value and colour index.
+struct Bar {
+    label: String,
+    values: Vec<(usize, f64)>,
+}
+
+/// A horizontal grouped bar chart on a linear axis from 0; `series`
+/// names the colours; `mark` draws a labelled vertical line (the L1d size).
+fn bar_chart(
+    title: &str,
+    x_label: &str,
+    series: &[&str],
+    bars: &[Bar],
+    mark: Option<(f64, String)>,
+) -> String {
+    let per = series.len().max(1) as f64;
+    let bar_h = 11.0;
+    let group_h = per * bar_h + 8.0;
+    let (ml, mr, mt) = (330.0, 70.0, 46.0);
+    let w = 900.0;
+    let pw = w - ml - mr;
+    let h = mt + group_h * bars.len() as f64 + 44.0;
+    let max = bars
+        .iter()
+        .flat_map(|b| b.values.iter().map(|v| v.1))
+        .chain(mark.as_ref().map(|m| m.0))
+        .fold(0.0f64, f64::max)
+        .max(1.0);
+    let px = |v: f64| ml + v / max * pw;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" font-size="11" role="img"><title>{t}</title><rect width="{w}" height="{h}" fill="white"/><text x="10" y="18" font-size="14" font-weight="bold">{t}</text>"#,
+        t = escape(title)
+    );
+    let mut lx = ml;
+    for (i, s) in series.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<rect x="{lx}" y="28" width="10" height="10" fill="{}"/><text x="{}" y="37">{}</text>"#,
+            PALETTE[i % PALETTE.len()],
+            lx + 14.0,
+            escape(s)
+        );
+        lx += 24.0 + 6.5 * s.chars().count() as f64;
+    }
+    for (g, b) in bars.iter().enumerate() {
+        let y0 = mt + g as f64 * group_h;
+        let _ = write!(
+            out,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+            ml - 6.0,
+            y0 + per * bar_h / 2.0 + 4.0,
+            escape(&b.label)
+        );
+        for (k, &(si, v)) in b.values.iter().enumerate() {
+            let y = y0 + k as f64 * bar_h;
+            let _ = write!(
+                out,
+                r#"<rect x="{ml}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {v:.0}</title></rect><text x="{:.1}" y="{:.1}" font-size="10">{v:.0}</text>"#,
+                (px(v) - ml).max(0.5),
+                bar_h - 1.0,
+                PALETTE[si % PALETTE.len()],
+                escape(series.get(si).copied().unwrap_or("")),
+                px(v) + 3.0,
+                y + bar_h - 2.0
+            );
+        }
+    }
+    let bottom = mt + group_h * bars.len() as f64;
+    let _ = write!(
+        out,
+        r##"<line x1="{ml}" x2="{ml}" y1="{mt}" y2="{bottom}" stroke="#444"/><line x1="{ml}" x2="{}" y1="{bottom}" y2="{bottom}" stroke="#444"/><text x="{}" y="{}" text-anchor="middle">{}</text>"##,
+        ml + pw,
+        ml + pw / 2.0,
+        bottom + 30.0,
+        escape(x_label)
+    );
+    if let Some((v, l)) = mark {
+        let x = px(v);
+        let _ = write!(
+            out,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{mt}" y2="{bottom}" stroke="#d62728" stroke-dasharray="5 3"/><text x="{x:.1}" y="{}" text-anchor="middle" fill="#d62728">{}</text>"##,
+            bottom + 14.0,
+            escape(&l)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// The report's section, or nothing without cycle records.
+pub fn section(rs: &[CyclesRecord]) -> String {
+    if rs.is_empty() {
+        return String::new();
+    }
+    let unit = unit(rs);
+    let mut out = format!(
+        "<h2>Cycle study (seed 002)</h2><p>Seed 002's method: the key schedule, encryption and \
+         decryption of one block, each call's output the next call's input (so one call's \
+         latency, not pipelined throughput), many calls per sample, the implementations of one \
+         algorithm sampled in turn; figures are medians in {}. Beside each chained figure, the \
+         same implementation's encryption over independent blocks (ECB over 16 KiB), per block: \
+         what pipelining buys. Every implementation passed its known-answer tests in this run \
+         before it was timed.</p>",
+        escape(unit)
+    );
+    let f = findings(rs);
+    if !f.is_empty() {
+        out.push_str(&crate::findings::html(&f));
+    }
+    // The chart: per cipher, the smallest key size measured.
+    let rows = rows(rs);
+    let mut ciphers: Vec<String> = Vec::new();
+    for r in &rows {
+        if !ciphers.contains(&r.cipher) {
+            ciphers.push(r.cipher.clone());
+        }
+    }
+    for c in &ciphers {
+        let Some((bits, a)) = KEY_SIZES
+            .iter()
+            .find_map(|&b| algo_of(rs, c, b).map(|a| (b, a)))
+        else {
+            continue;
+        };
+        let bars: Vec<Bar> = rows
+            .iter()
+            .filter(|r| &r.cipher == c)
+            .map(|row| Bar {
+                label: format!("{} {}", row.backend, short(&row.implementation)),
+                values: [("encrypt", true), ("decrypt", true), ("encrypt", false)]
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, (op, ch))| find(rs, &a, row, op, *ch).map(|r| (i, value(r))))
+                    .collect(),
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "<figure>{}<figcaption>{} ({bits}-bit key): {} per block. Chained encryption and \
+             decryption are seed 002's figures (one block's latency); the third bar is the \
+             same code over independent blocks.</figcaption></figure>",
+            bar_chart(
+                &format!("{a}: {} per block by implementation", unit_short(rs)),
+                &format!("{unit} per block"),
+                &[
+                    "encrypt, chained",
+                    "decrypt, chained",
+                    "encrypt, independent blocks"
+                ],
+                &bars,
+                None
+            ),
+            escape(c),
+            escape(unit)
+        );
+    }
+    // Table 4.
+    let head = |what: &str| {
+        format!("<table><tr><th>cipher</th><th>backend</th><th>implementation</th><th>128-bit key{what}</th><th>192-bit key{what}</th><th>256-bit key{what}</th></tr>")
+    };
+    let _ = write!(
+        out,
+        "<h3>Table 4: key schedule</h3><p>{} per key schedule, chained (part of expanded key i \
+         is key i+1). {}</p>{}",
+        escape(unit),
+        escape(HIDDEN_NOTE),
+        head("")
+    );
+    let row_cells = |out: &mut String, row: &Row, cells: &[String]| {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td>",
+            escape(&row.cipher),
+            escape(&row.backend),
+            escape(&row.implementation)
+        );
+        for c in cells {
+            let _ = write!(out, "<td class=\"n\">{}</td>", escape(c));
+        }
+        out.push_str("</tr>");
+    };
+    for row in &rows {
+        row_cells(&mut out, row, &table4_cells(rs, row));
+    }
+    out.push_str("</table>");
+    let _ = write!(
+        out,
+        "<h3>Table 5: encryption and decryption</h3><p>{} per block (MUGI: per 128 bits of \
+         keystream): encryption / decryption chained / encryption over independent blocks.</p>{}",
+        escape(unit),
+        head("<br>enc / dec / indep.")
+    );
+    for row in &rows {
+        row_cells(&mut out, row, &table5_cells(rs, row));
+    }
+    out.push_str("</table>");
+    // Table bytes beside L1d.
+    let tb = table_bytes(rs);
+    if !tb.is_empty() {
+        let l1 = l1d(rs);
+        let bars: Vec<Bar> = tb
+            .iter()
+            .map(|(row, t)| Bar {
+                label: format!("{} {}", row.backend, short(&row.implementation)),
+                values: vec![(0, *t as f64)],
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "<figure>{}<figcaption>Bytes of lookup tables each of ango's implementations reads, \
+             beside this CPU's L1 data cache ({}). Seed 002 explains its 64-bit Camellia by \
+             tables spilling out of a 16 KB L1.</figcaption></figure>",
+            bar_chart(
+                "Table bytes beside the L1 data cache",
+                "bytes",
+                &["table bytes"],
+                &bars,
+                l1.map(|b| (b as f64, format!("L1d {} KiB", b / 1024)))
+            ),
+            l1.map(|b| format!("{} KiB per core", b / 1024))
+                .unwrap_or_else(|| "size unknown".into())
+        );
+    }
+    out.push_str(
+        "<h3>Seed 002's own Camellia figures</h3><p>Core i7 960, x64, clock cycles: another \
+         machine, shown for reference only.</p><table><tr><th>implementation</th><th>key \
+         schedule 128</th><th>192</th><th>256</th><th>encryption 128</th><th>192/256</th></tr>",
+    );
+    for (n, ks, enc) in SEED_CAMELLIA_X64 {
+        let _ = write!(
+            out,
+            "<tr><td>{n}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            ks[0], ks[1], ks[2], enc[0], enc[1]
+        );
+    }
+    let _ = write!(out, "</table><p>{}</p>", escape(NO_32_BIT));
+    out
+}
+
+const CSV_HEADER: &str = "algorithm,cipher,backend,implementation,key_bits,operation,chained,chain,unit,iterations,samples,median_ns,q1_ns,q3_ns,cycles_per_op,cycle_source,table_bytes,l1d_bytes,kat,noisy";
+
+/// One line per record.
+pub fn csv(rs: &[CyclesRecord]) -> String {
+    let q = |s: &str| {
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let opt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let mut out = format!("{CSV_HEADER}\n");
+    for r in rs {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{},{},{},{},{},{}",
+            q(&r.algorithm),
+            q(&r.cipher),
+            q(&r.backend),
+            q(&r.implementation),
+            r.key_bits,
+            r.operation,
+            r.chained,
+            r.chain,
+            q(&r.unit),
+            r.iterations,
+            r.samples,
+            r.stats.median,
+            r.stats.q1,
+            r.stats.q3,
+            r.cycles_per_op
+                .map(|c| format!("{c:.1}"))
+                .unwrap_or_default(),
+            r.cycle_source,
+            opt(r.table_bytes),
+            opt(r.l1d_bytes),
+            q(&r.kat),
+            r.noisy
+        );
+    }
+    out
+}
+
+/// Tables 4 and 5 in Markdown.
+pub fn markdown(rs: &[CyclesRecord]) -> String {
+    let unit = unit(rs);
+    let rows = rows(rs);
+    let mut out = format!(
+        "Table 4 (seed 002): key schedule, {unit} per schedule, chained\n\n| cipher | backend | implementation | 128 | 192 | 256 |\n|---|---|---|--:|--:|--:|\n"
+    );
+    for row in &rows {
+        let c = table4_cells(rs, row);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            row.cipher, row.backend, row.implementation, c[0], c[1], c[2]
+        );
+    }
+    let _ = write!(
+        out,
+        "\nTable 5 (seed 002): {unit} per block, encryption / decryption chained / encryption over independent blocks\n\n| cipher | backend | implementation | 128 | 192 | 256 |\n|---|---|---|--:|--:|--:|\n"
+    );
+    for row in &rows {
+        let c = table5_cells(rs, row);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            row.cipher, row.backend, row.implementation, c[0], c[1], c[2]
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(imp: &str, op: &str, chained: bool, cycles: f64) -> CyclesRecord {
+        let v = serde_json::json!({
+            "schema": 2, "schema_version": 2, "suite": "cycles", "run_id": "r",
+            "algorithm": "camellia-128-ecb", "cipher": "camellia", "backend": "ango",
+            "implementation": imp, "path": "", "library_version": "", "key_bits": 128,
+            "operation": op, "chained": chained, "chain": if chained { "ciphertext" } else { "none" },
+            "unit": "block", "iterations": 1000, "samples": 11,
+            "median_ns": cycles / 2.4, "q1_ns": 1.0, "q3_ns": 1.0, "mean_ns": 1.0, "sd_ns": 0.0,
+            "min_ns": 1.0, "max_ns": 1.0, "robust_cv": 0.0, "ci95_low_ns": 1.0, "ci95_high_ns": 1.0,
+            "cycles_per_op": cycles, "cycle_source": "tsc", "table_bytes": 4096,
+            "l1d_bytes": 32768, "kat": "pass 6/6", "noisy": false, "warnings": [],
+            "method": "", "time": ""
+        });
+        serde_json::from_value(v).expect("a cycles record")
+    }
+
+    #[test]
+    fn seed_claims_are_checked_and_the_section_has_its_parts() {
+        let rs = vec![
+            rec("camellia/table64-nct", "encrypt", true, 200.0),
+            rec("camellia/table32-nct", "encrypt", true, 250.0),
+            rec("camellia/table64-nct", "key-schedule", true, 150.0),
+            rec("camellia/table32-nct", "key-schedule", true, 120.0),
+            rec("camellia/table64-nct", "encrypt", false, 180.0),
+        ];
+        let f = findings(&rs);
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].verdict, Verdict::Holds);
+        assert!((f[0].value.unwrap() - 1.25).abs() < 1e-9);
+        assert_eq!(f[1].verdict, Verdict::DoesNotHold);
+        assert_eq!(f[1].value, Some(2.0));
+        let html = section(&rs);
+        for part in [
+            "Table 4",
+            "Table 5",
+            "<svg",
+            "L1d 32 KiB",
+            "Core i7 960",
+            "WOW64",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        let t = text(&rs);
+        assert!(t.contains("200/-/180"), "{t}");
+        assert_eq!(csv(&rs).lines().count(), 6);
+    }
+}
