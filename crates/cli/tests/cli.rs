@@ -1570,7 +1570,13 @@ fn cycles_records_and_bad_input() {
     assert!(text.contains("Table 4 (seed 002)"), "{text}");
     assert!(text.contains("64-bit fast beats 32-bit fast"), "{text}");
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    for part in ["Cycle study (seed 002)", "Table 5", "<svg", "L1 data cache", "WOW64"] {
+    for part in [
+        "Cycle study (seed 002)",
+        "Table 5",
+        "<svg",
+        "L1 data cache",
+        "WOW64",
+    ] {
         assert!(html.contains(part), "{part}");
     }
     let findings = std::fs::read_to_string(dir.join("findings.jsonl")).unwrap();

@@ -1,7 +1,9 @@
 //! Camellia-128/192/256 with AES-NI, byte-sliced, in two widths:
 //! - `Key`: 128-bit registers (AES-NI + AVX encoding), 16 blocks per batch;
 //! - `KeyAvx2`: 256-bit registers (AES-NI + AVX2), 32 blocks per batch,
-//!   AESENCLAST run on the two 128-bit halves of each register.
+//!   AESENCLAST run on the two 128-bit halves of each register;
+//! - `KeyVaes`: the same with VAES, one VAESENCLAST per 256-bit register
+//!   (the instruction libgcrypt's VAES-AVX2 Camellia uses).
 //!
 //! Technique: the blocks of a batch are transposed so that register j
 //! holds byte j of every block (`affine::byte_sliced!`), and the rounds of
@@ -15,7 +17,7 @@
 //! AND/OR/XOR with the 32-bit rotation done bytewise (PADDB for the shift,
 //! PSRLW and PAND for the carried top bit).
 //!
-//! Blocks per batch: 16 (`Key`), 32 (`KeyAvx2`); `encrypt_block` runs a
+//! Blocks per batch: 16 (`Key`), 32 (`KeyAvx2`, `KeyVaes`); `encrypt_block` runs a
 //! batch with one live block.
 //!
 //! Lookup tables: no memory table is indexed by key or data, 0 bytes. The
@@ -48,6 +50,15 @@ pub fn available_avx2() -> Result<(), &'static str> {
     available()?;
     if !std::arch::is_x86_feature_detected!("avx2") {
         return Err("needs AVX2");
+    }
+    Ok(())
+}
+
+/// Needs VAES, AES-NI and AVX2.
+pub fn available_vaes() -> Result<(), &'static str> {
+    available_avx2()?;
+    if !std::arch::is_x86_feature_detected!("vaes") {
+        return Err("needs VAES");
     }
     Ok(())
 }
@@ -247,71 +258,75 @@ mod ni {
     }
 }
 
-/// The same on 256-bit registers (AVX2), 32 blocks per batch: the
-/// shuffles, nibble lookups and XORs work on both 128-bit lanes at once,
-/// AESENCLAST (128-bit only without VAES) runs on the two halves.
-mod ni2 {
+/// The same on 256-bit registers, 32 blocks per batch: the shuffles,
+/// nibble lookups and XORs work on both 128-bit lanes at once; `$y => $sub`
+/// is SubBytes-with-ShiftRows on a whole register (AESENCLAST on each half
+/// with AES-NI, one VAESENCLAST with VAES).
+macro_rules! ymm_module {
+    ($(#[$doc:meta])* $name:ident, $feat:literal, $y:ident => $sub:expr) => {
+$(#[$doc])*
+mod $name {
     use super::{INV_SHIFT_ROWS, POST_HI, POST_LO, PRE_HI, PRE_LO};
     use core::arch::x86_64::*;
 
     type V = __m256i;
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn xor(a: V, b: V) -> V {
         _mm256_xor_si256(a, b)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn and(a: V, b: V) -> V {
         _mm256_and_si256(a, b)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn or(a: V, b: V) -> V {
         _mm256_or_si256(a, b)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn splat(b: u8) -> V {
         _mm256_set1_epi8(b as i8)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn shl1(a: V) -> V {
         _mm256_add_epi8(a, a)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn msb(a: V) -> V {
         _mm256_and_si256(_mm256_srli_epi16(a, 7), _mm256_set1_epi8(1))
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn unpacklo8(a: V, b: V) -> V {
         _mm256_unpacklo_epi8(a, b)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn unpackhi8(a: V, b: V) -> V {
         _mm256_unpackhi_epi8(a, b)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn lane0(a: V) -> u8 {
         _mm_cvtsi128_si32(_mm256_castsi256_si128(a)) as u8
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn load_state(b: &[u8; 512]) -> [V; 16] {
         let mut s = [_mm256_setzero_si256(); 16];
         for r in 0..16 {
@@ -322,7 +337,7 @@ mod ni2 {
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn store_state(s: &[V; 16], b: &mut [u8; 512]) {
         for r in 0..16 {
             // SAFETY: bytes 32r..32r + 32 lie inside the 512-byte batch.
@@ -332,7 +347,7 @@ mod ni2 {
 
     /// A 16-byte constant in both 128-bit lanes.
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn reg(t: &[u8; 16]) -> V {
         // SAFETY: 16-byte load from a 16-byte array.
         _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(t.as_ptr().cast()) })
@@ -340,7 +355,7 @@ mod ni2 {
 
     /// lo[x & 15] ^ hi[x >> 4] in every byte: two VPSHUFB lookups.
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn nibbles(x: V, lo: &[u8; 16], hi: &[u8; 16]) -> V {
         let m = _mm256_set1_epi8(0x0f);
         let l = _mm256_and_si256(x, m);
@@ -353,135 +368,72 @@ mod ni2 {
 
     /// S-box `I` (0..3 for s1..s4) on every byte.
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn sbox<const I: usize>(x: V) -> V {
-        let y = nibbles(x, &PRE_LO[I], &PRE_HI[I]);
-        let z = _mm_setzero_si128();
-        let lo = _mm_aesenclast_si128(_mm256_castsi256_si128(y), z);
-        let hi = _mm_aesenclast_si128(_mm256_extracti128_si256::<1>(y), z);
-        let y = _mm256_set_m128i(hi, lo);
+        let $y = nibbles(x, &PRE_LO[I], &PRE_HI[I]);
+        let y = $sub;
         let y = _mm256_shuffle_epi8(y, reg(&INV_SHIFT_ROWS));
         nibbles(y, &POST_LO[I], &POST_HI[I])
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn s1(x: V) -> V {
         sbox::<0>(x)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn s2(x: V) -> V {
         sbox::<1>(x)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn s3(x: V) -> V {
         sbox::<2>(x)
     }
 
     #[inline]
-    #[target_feature(enable = "aes,avx2")]
+    #[target_feature(enable = $feat)]
     fn s4(x: V) -> V {
         sbox::<3>(x)
     }
 
-    super::affine::byte_sliced!(#[target_feature(enable = "aes,avx2")]);
+    super::affine::byte_sliced!(#[target_feature(enable = $feat)]);
+}
+    };
 }
 
-/// Camellia with AES-NI, sixteen blocks per batch.
-#[derive(Clone)]
-pub struct Key {
-    sk: Subkeys,
-}
-
-impl Key {
-    /// Blocks per batch.
-    pub const BLOCKS: usize = 16;
-
-    /// None unless key.len() is 16, 24 or 32 and the CPU has AES-NI and
-    /// AVX.
-    pub fn new(key: &[u8]) -> Option<Key> {
-        available().ok()?;
-        // SAFETY: available() has just found AES-NI and AVX.
-        let sk = Subkeys::new(key, |x, k| unsafe { ni::f_scalar(x, k) })?;
-        Some(Key { sk })
+ymm_module!(
+    /// AVX2 with AES-NI: AESENCLAST (128-bit only without VAES) on the two
+    /// halves.
+    ni2, "aes,avx2", y => {
+        let z = _mm_setzero_si128();
+        let lo = _mm_aesenclast_si128(_mm256_castsi256_si128(y), z);
+        let hi = _mm_aesenclast_si128(_mm256_extracti128_si256::<1>(y), z);
+        _mm256_set_m128i(hi, lo)
     }
+);
 
-    /// ECB encryption of the whole blocks of `buf`, in place.
-    pub fn encrypt_blocks(&self, buf: &mut [u8]) {
-        // SAFETY: a Key is only made by new(), after available() found
-        // AES-NI and AVX.
-        unsafe { ni::blocks(buf, self.sk.list(false), self.sk.groups) }
-    }
+ymm_module!(
+    /// AVX2 with VAES: one VAESENCLAST on the whole register.
+    nv, "vaes,aes,avx2", y => _mm256_aesenclast_epi128(y, _mm256_setzero_si256())
+);
 
-    /// ECB decryption of the whole blocks of `buf`, in place.
-    pub fn decrypt_blocks(&self, buf: &mut [u8]) {
-        // SAFETY: as in encrypt_blocks.
-        unsafe { ni::blocks(buf, self.sk.list(true), self.sk.groups) }
-    }
-
-    pub fn encrypt_block(&self, block: &mut [u8; 16]) {
-        self.encrypt_blocks(block);
-    }
-
-    pub fn decrypt_block(&self, block: &mut [u8; 16]) {
-        self.decrypt_blocks(block);
-    }
-
-    /// k1, k2, k3, k4, big-endian (as the other Camellia variants).
-    pub fn schedule_bytes(&self) -> [u8; 32] {
-        self.sk.schedule_bytes()
-    }
-}
-
-/// Camellia with AES-NI and AVX2, 32 blocks per batch.
-#[derive(Clone)]
-pub struct KeyAvx2 {
-    sk: Subkeys,
-}
-
-impl KeyAvx2 {
-    /// Blocks per batch.
-    pub const BLOCKS: usize = 32;
-
-    /// None unless key.len() is 16, 24 or 32 and the CPU has AES-NI and
-    /// AVX2.
-    pub fn new(key: &[u8]) -> Option<KeyAvx2> {
-        available_avx2().ok()?;
-        // SAFETY: available_avx2() has just found AES-NI and AVX2.
-        let sk = Subkeys::new(key, |x, k| unsafe { ni2::f_scalar(x, k) })?;
-        Some(KeyAvx2 { sk })
-    }
-
-    /// ECB encryption of the whole blocks of `buf`, in place.
-    pub fn encrypt_blocks(&self, buf: &mut [u8]) {
-        // SAFETY: a KeyAvx2 is only made by new(), after available_avx2()
-        // found AES-NI and AVX2.
-        unsafe { ni2::blocks(buf, self.sk.list(false), self.sk.groups) }
-    }
-
-    /// ECB decryption of the whole blocks of `buf`, in place.
-    pub fn decrypt_blocks(&self, buf: &mut [u8]) {
-        // SAFETY: as in encrypt_blocks.
-        unsafe { ni2::blocks(buf, self.sk.list(true), self.sk.groups) }
-    }
-
-    pub fn encrypt_block(&self, block: &mut [u8; 16]) {
-        self.encrypt_blocks(block);
-    }
-
-    pub fn decrypt_block(&self, block: &mut [u8; 16]) {
-        self.decrypt_blocks(block);
-    }
-
-    /// k1, k2, k3, k4, big-endian (as the other Camellia variants).
-    pub fn schedule_bytes(&self) -> [u8; 32] {
-        self.sk.schedule_bytes()
-    }
-}
+super::affine::key_type!(
+    /// Camellia with AES-NI, sixteen blocks per batch.
+    Key, ni, available, 16, "AES-NI and AVX"
+);
+super::affine::key_type!(
+    /// Camellia with AES-NI and AVX2, 32 blocks per batch.
+    KeyAvx2, ni2, available_avx2, 32, "AES-NI and AVX2"
+);
+super::affine::key_type!(
+    /// Camellia with VAES and AVX2, 32 blocks per batch: one VAESENCLAST
+    /// per register for the S-boxes.
+    KeyVaes, nv, available_vaes, 32, "VAES, AES-NI and AVX2"
+);
 
 #[cfg(test)]
 mod tests {
@@ -532,6 +484,14 @@ mod tests {
                     let mut got = pt.clone();
                     k.encrypt_blocks(&mut got);
                     assert_eq!(got, want, "KeyAvx2, {len}-byte key, {n} blocks");
+                    k.decrypt_blocks(&mut got);
+                    assert_eq!(got, pt);
+                }
+                if let Some(k) = KeyVaes::new(&key) {
+                    assert_eq!(k.schedule_bytes(), r.schedule_bytes());
+                    let mut got = pt.clone();
+                    k.encrypt_blocks(&mut got);
+                    assert_eq!(got, want, "KeyVaes, {len}-byte key, {n} blocks");
                     k.decrypt_blocks(&mut got);
                     assert_eq!(got, pt);
                 }

@@ -621,31 +621,69 @@ macro_rules! byte_sliced {
 #[cfg(target_arch = "x86_64")]
 pub(crate) use byte_sliced;
 
+/// A Camellia key type over a byte-sliced module (`byte_sliced!`): `new`
+/// checks the CPU with `$available`, the key schedule's F and the batches
+/// go through the module's `f_scalar` and `blocks`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! key_type {
+    ($(#[$doc:meta])* $name:ident, $module:ident, $available:ident, $blocks:literal, $cpu:literal) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name {
+            sk: Subkeys,
+        }
+
+        impl $name {
+            /// Blocks per batch.
+            pub const BLOCKS: usize = $blocks;
+
+            #[doc = concat!("None unless key.len() is 16, 24 or 32 and the CPU has ", $cpu, ".")]
+            pub fn new(key: &[u8]) -> Option<$name> {
+                $available().ok()?;
+                // SAFETY: the availability check has just found the
+                // module's CPU features.
+                let sk = Subkeys::new(key, |x, k| unsafe { $module::f_scalar(x, k) })?;
+                Some($name { sk })
+            }
+
+            /// ECB encryption of the whole blocks of `buf`, in place.
+            pub fn encrypt_blocks(&self, buf: &mut [u8]) {
+                // SAFETY: the key is only made by new(), after the
+                // availability check found the module's CPU features.
+                unsafe { $module::blocks(buf, self.sk.list(false), self.sk.groups) }
+            }
+
+            /// ECB decryption of the whole blocks of `buf`, in place.
+            pub fn decrypt_blocks(&self, buf: &mut [u8]) {
+                // SAFETY: as in encrypt_blocks.
+                unsafe { $module::blocks(buf, self.sk.list(true), self.sk.groups) }
+            }
+
+            pub fn encrypt_block(&self, block: &mut [u8; 16]) {
+                self.encrypt_blocks(block);
+            }
+
+            pub fn decrypt_block(&self, block: &mut [u8; 16]) {
+                self.decrypt_blocks(block);
+            }
+
+            /// k1, k2, k3, k4, big-endian (as the other Camellia variants).
+            pub fn schedule_bytes(&self) -> [u8; 32] {
+                self.sk.schedule_bytes()
+            }
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(crate) use key_type;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// SBOX1 as reference.rs writes it (RFC 3713 §2.4.1), read from that
-    /// file's source so the check is against the reference variant's table.
-    fn reference_sbox1() -> [u8; 256] {
-        let src = include_str!("reference.rs");
-        let start = src
-            .find("const SBOX1: [u8; 256] = [")
-            .expect("SBOX1 in reference.rs");
-        let body = &src[start + "const SBOX1: [u8; 256] = [".len()..];
-        let body = &body[..body.find("];").expect("end of SBOX1")];
-        let v: Vec<u8> = body
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|s| !s.is_empty())
-            .map(|s| s.parse().expect("byte"))
-            .collect();
-        assert_eq!(v.len(), 256);
-        v.try_into().expect("256")
-    }
-
     #[test]
     fn all_four_sboxes_all_inputs() {
-        let s1 = reference_sbox1();
+        let s1 = super::super::reference::SBOX1;
         assert_eq!(s1[0x3d], 86, "RFC 3713's example");
         for x in 0..=255u8 {
             let want = [
@@ -798,7 +836,7 @@ mod tests {
             c: 0,
         };
         // The spec's g reproduces SBOX1 with f and h.
-        let s1 = reference_sbox1();
+        let s1 = super::super::reference::SBOX1;
         let g = |x: u8| {
             let y = t.linear(x) as u16;
             let inv = if y == 0 { 0 } else { ppow(y, 254, PB) };

@@ -350,50 +350,10 @@ mod avx512 {
     super::affine::byte_sliced!(#[target_feature(enable = "avx512f,avx512bw,gfni")]);
 }
 
-/// Camellia with GFNI on 256-bit registers (32 blocks per batch).
-#[derive(Clone)]
-pub struct KeyAvx2 {
-    sk: Subkeys,
-}
-
-impl KeyAvx2 {
-    /// Blocks per batch.
-    pub const BLOCKS: usize = 32;
-
-    /// None unless key.len() is 16, 24 or 32 and the CPU has AVX2 and GFNI.
-    pub fn new(key: &[u8]) -> Option<KeyAvx2> {
-        available_avx2().ok()?;
-        // SAFETY: available_avx2() has just found AVX2 and GFNI.
-        let sk = Subkeys::new(key, |x, k| unsafe { avx2::f_scalar(x, k) })?;
-        Some(KeyAvx2 { sk })
-    }
-
-    /// ECB encryption of the whole blocks of `buf`, in place.
-    pub fn encrypt_blocks(&self, buf: &mut [u8]) {
-        // SAFETY: a KeyAvx2 is only made by new(), after available_avx2()
-        // found AVX2 and GFNI.
-        unsafe { avx2::blocks(buf, self.sk.list(false), self.sk.groups) }
-    }
-
-    /// ECB decryption of the whole blocks of `buf`, in place.
-    pub fn decrypt_blocks(&self, buf: &mut [u8]) {
-        // SAFETY: as in encrypt_blocks.
-        unsafe { avx2::blocks(buf, self.sk.list(true), self.sk.groups) }
-    }
-
-    pub fn encrypt_block(&self, block: &mut [u8; 16]) {
-        self.encrypt_blocks(block);
-    }
-
-    pub fn decrypt_block(&self, block: &mut [u8; 16]) {
-        self.decrypt_blocks(block);
-    }
-
-    /// k1, k2, k3, k4, big-endian (as the other Camellia variants).
-    pub fn schedule_bytes(&self) -> [u8; 32] {
-        self.sk.schedule_bytes()
-    }
-}
+super::affine::key_type!(
+    /// Camellia with GFNI on 256-bit registers (32 blocks per batch).
+    KeyAvx2, avx2, available_avx2, 32, "AVX2 and GFNI"
+);
 
 /// Camellia with GFNI on 512-bit registers (64 blocks per batch).
 #[derive(Clone)]

@@ -8,7 +8,8 @@
 //!
 //! - `bitsliced`: 64 blocks on 64-bit bit planes, the S-boxes as a circuit
 //!   in the specification's own field (portable, constant time);
-//! - `aesni`, `aesni-avx2`: the S-boxes through AESENCLAST, Camellia's
+//! - `aesni`, `aesni-avx2`, `vaes-avx2`: the S-boxes through AESENCLAST
+//!   (VAESENCLAST on whole 256-bit registers for the last), Camellia's
 //!   S-box being affine-equivalent to AES's (`affine.rs`), 16 or 32 blocks
 //!   byte-sliced in flight;
 //! - `gfni-avx2`, `gfni-avx512`: the same maps through GF2P8AFFINEQB and
@@ -32,7 +33,7 @@ use crate::block::{block_cipher_of, everywhere, BlockCipher128, BlockVariant};
 block_cipher_of!(reference::Key, table32::Key, table64::Key);
 block_cipher_of!(batch: bitsliced::Key);
 #[cfg(target_arch = "x86_64")]
-block_cipher_of!(batch: aesni::Key, aesni::KeyAvx2, gfni::KeyAvx2, gfni::KeyAvx512);
+block_cipher_of!(batch: aesni::Key, aesni::KeyAvx2, aesni::KeyVaes, gfni::KeyAvx2, gfni::KeyAvx512);
 
 fn boxed<K: BlockCipher128 + 'static>(k: Option<K>) -> Option<Box<dyn BlockCipher128>> {
     k.map(|k| Box::new(k) as Box<dyn BlockCipher128>)
@@ -90,6 +91,15 @@ pub const VARIANTS: &[BlockVariant] = &[
         table_bytes: aesni::TABLE_BYTES,
         about: "AESENCLAST on both 128-bit halves of AVX2 registers, 32 blocks in flight",
         make: |k| boxed(aesni::KeyAvx2::new(k)),
+    },
+    #[cfg(target_arch = "x86_64")]
+    BlockVariant {
+        name: "vaes-avx2",
+        needs: &["vaes", "aes", "avx2"],
+        available: aesni::available_vaes,
+        table_bytes: aesni::TABLE_BYTES,
+        about: "one VAESENCLAST per 256-bit register for the S-boxes, 32 blocks in flight",
+        make: |k| boxed(aesni::KeyVaes::new(k)),
     },
     #[cfg(target_arch = "x86_64")]
     BlockVariant {

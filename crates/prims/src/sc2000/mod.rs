@@ -13,6 +13,7 @@
 //! Every variant indexes tables with secret data: NOT constant time.
 
 pub mod reference;
+mod spec;
 pub mod table32;
 pub mod table64;
 

@@ -23,7 +23,8 @@
 //! - §3.6 the key schedule: user keys uk[0..8] (a 128/192-bit key repeated),
 //!   the intermediate keys a[i], b[i], c[i], d[i] and the extended keys ek[n]
 //!   through the Order and Index tables;
-//! - §4 the tables S6, S5, S4, S4i, M, Order and Index, transcribed here.
+//! - §4 the tables S6, S5, S4, S4i, M, Order and Index (transcribed once, in
+//!   spec.rs).
 //!
 //! Lookup tables: S6 64 + S5 32 + S4 16 + S4i 16 + M 128 = 256 bytes indexed
 //! by secret data, plus Order (48 bytes) and Index (36 bytes) indexed only by
@@ -31,73 +32,7 @@
 //!
 //! NOT constant time: table indices depend on the key and the data.
 
-/// S6, FSE 2001 paper §4.
-const S6: [u8; 64] = [
-    47, 59, 25, 42, 15, 23, 28, 39, 26, 38, 36, 19, 60, 24, 29, 56, //
-    37, 63, 20, 61, 55, 2, 30, 44, 9, 10, 6, 22, 53, 48, 51, 11, //
-    62, 52, 35, 18, 14, 46, 0, 54, 17, 40, 27, 4, 31, 8, 5, 12, //
-    3, 16, 41, 34, 33, 7, 45, 49, 50, 58, 1, 21, 43, 57, 32, 13, //
-];
-
-/// S5, FSE 2001 paper §4.
-const S5: [u8; 32] = [
-    20, 26, 7, 31, 19, 12, 10, 15, 22, 30, 13, 14, 4, 24, 9, 18, //
-    27, 11, 1, 21, 6, 16, 2, 28, 23, 5, 8, 3, 0, 17, 29, 25, //
-];
-
-/// S4, FSE 2001 paper §4.
-const S4: [u8; 16] = [2, 5, 10, 12, 7, 15, 1, 11, 13, 6, 0, 9, 4, 8, 3, 14];
-
-/// S4i (the inverse of S4), FSE 2001 paper §4.
-const S4I: [u8; 16] = [10, 6, 0, 14, 12, 1, 9, 4, 13, 11, 2, 7, 3, 8, 15, 5];
-
-/// The matrix M of the M function, FSE 2001 paper §4: M[i] is the row
-/// selected by bit i of the input (bit 0 = most significant).
-const M: [u32; 32] = [
-    0xd0c19225, 0xa5a2240a, 0x1b84d250, 0xb728a4a1, //
-    0x6a704902, 0x85dddbe6, 0x766ff4a4, 0xecdfe128, //
-    0xafd13e94, 0xdf837d09, 0xbb27fa52, 0x695059ac, //
-    0x52a1bb58, 0xcc322f1d, 0x1844565b, 0xb4a8acf6, //
-    0x34235438, 0x6847a851, 0xe48c0cbb, 0xcd181136, //
-    0x9a112a0c, 0x43ec6d0e, 0x87d8d27d, 0x487dc995, //
-    0x90fb9b4b, 0xa1f63697, 0xfc513ed9, 0x78a37d93, //
-    0x8d16c5df, 0x9e0c8bbe, 0x3c381f7c, 0xe9fb0779, //
-];
-
-/// Intermediate-key arrays named in the Order table.
-const A: u8 = 0;
-const B: u8 = 1;
-const C: u8 = 2;
-const D: u8 = 3;
-
-/// Order[t] = (X, Y, Z, W) for t = 0..11, FSE 2001 paper §4.
-const ORDER: [[u8; 4]; 12] = [
-    [A, B, C, D],
-    [B, A, D, C],
-    [C, D, A, B],
-    [D, C, B, A],
-    [A, C, D, B],
-    [B, D, C, A],
-    [C, A, B, D],
-    [D, B, A, C],
-    [A, D, B, C],
-    [B, C, A, D],
-    [C, B, D, A],
-    [D, A, C, B],
-];
-
-/// Index[s] = (x, y, z, w) for s = 0..8, FSE 2001 paper §4.
-const INDEX: [[u8; 4]; 9] = [
-    [0, 0, 0, 0],
-    [1, 1, 1, 1],
-    [2, 2, 2, 2],
-    [0, 1, 0, 1],
-    [1, 2, 1, 2],
-    [2, 0, 2, 0],
-    [0, 2, 0, 2],
-    [1, 0, 1, 0],
-    [2, 1, 2, 1],
-];
+use super::spec::{INDEX, M, ORDER, S4, S4I, S5, S6};
 
 /// The two masks of the R function (R5 and R3).
 const MASK5: u32 = 0x5555_5555;

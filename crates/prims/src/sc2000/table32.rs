@@ -27,69 +27,7 @@
 //!
 //! NOT constant time: table indices depend on the key and the data.
 
-/// S6, FSE 2001 paper §4.
-const S6: [u8; 64] = [
-    47, 59, 25, 42, 15, 23, 28, 39, 26, 38, 36, 19, 60, 24, 29, 56, //
-    37, 63, 20, 61, 55, 2, 30, 44, 9, 10, 6, 22, 53, 48, 51, 11, //
-    62, 52, 35, 18, 14, 46, 0, 54, 17, 40, 27, 4, 31, 8, 5, 12, //
-    3, 16, 41, 34, 33, 7, 45, 49, 50, 58, 1, 21, 43, 57, 32, 13, //
-];
-
-/// S5, FSE 2001 paper §4.
-const S5: [u8; 32] = [
-    20, 26, 7, 31, 19, 12, 10, 15, 22, 30, 13, 14, 4, 24, 9, 18, //
-    27, 11, 1, 21, 6, 16, 2, 28, 23, 5, 8, 3, 0, 17, 29, 25, //
-];
-
-/// The matrix M, FSE 2001 paper §4 (M[i] is selected by the i-th most
-/// significant input bit).
-const M: [u32; 32] = [
-    0xd0c19225, 0xa5a2240a, 0x1b84d250, 0xb728a4a1, //
-    0x6a704902, 0x85dddbe6, 0x766ff4a4, 0xecdfe128, //
-    0xafd13e94, 0xdf837d09, 0xbb27fa52, 0x695059ac, //
-    0x52a1bb58, 0xcc322f1d, 0x1844565b, 0xb4a8acf6, //
-    0x34235438, 0x6847a851, 0xe48c0cbb, 0xcd181136, //
-    0x9a112a0c, 0x43ec6d0e, 0x87d8d27d, 0x487dc995, //
-    0x90fb9b4b, 0xa1f63697, 0xfc513ed9, 0x78a37d93, //
-    0x8d16c5df, 0x9e0c8bbe, 0x3c381f7c, 0xe9fb0779, //
-];
-
-/// The S function (§3.4) at compile time: (6,5,5,5,5,6) from the top.
-const fn s_fn(x: u32) -> u32 {
-    ((S6[(x >> 26) as usize & 0x3f] as u32) << 26)
-        | ((S5[(x >> 21) as usize & 0x1f] as u32) << 21)
-        | ((S5[(x >> 16) as usize & 0x1f] as u32) << 16)
-        | ((S5[(x >> 11) as usize & 0x1f] as u32) << 11)
-        | ((S5[(x >> 6) as usize & 0x1f] as u32) << 6)
-        | (S6[x as usize & 0x3f] as u32)
-}
-
-/// The M function (§3.4) at compile time.
-const fn m_fn(x: u32) -> u32 {
-    let mut y = 0;
-    let mut i = 0;
-    while i < 32 {
-        if (x >> (31 - i)) & 1 == 1 {
-            y ^= M[i];
-        }
-        i += 1;
-    }
-    y
-}
-
-/// M∘S restricted to the `N`-entry field of the input that starts `shift`
-/// bits from the bottom (the field is a whole number of S-boxes, so the S
-/// outputs of the other fields are masked away).
-const fn ms_table<const N: usize>(shift: u32) -> [u32; N] {
-    let field = (N as u32 - 1) << shift;
-    let mut t = [0u32; N];
-    let mut v = 0;
-    while v < N {
-        t[v] = m_fn(s_fn((v as u32) << shift) & field);
-        v += 1;
-    }
-    t
-}
+use super::spec::{ms_table, EK_SEL};
 
 /// M∘S6 for bits 31..26.
 static MS6_HI: [u32; 64] = ms_table::<64>(26);
@@ -206,55 +144,6 @@ fn ibi_inv(x: [u32; 4], ek: &[u32; 64], o: usize) -> [u32; 4] {
         y[3] ^ ek[o + 3],
     ]
 }
-
-/// Order[t] = (X, Y, Z, W), t = 0..11, as indices 0..3 for a, b, c, d
-/// (FSE 2001 paper §4).
-const ORDER: [[u8; 4]; 12] = [
-    [0, 1, 2, 3],
-    [1, 0, 3, 2],
-    [2, 3, 0, 1],
-    [3, 2, 1, 0],
-    [0, 2, 3, 1],
-    [1, 3, 2, 0],
-    [2, 0, 1, 3],
-    [3, 1, 0, 2],
-    [0, 3, 1, 2],
-    [1, 2, 0, 3],
-    [2, 1, 3, 0],
-    [3, 0, 2, 1],
-];
-
-/// Index[s] = (x, y, z, w), s = 0..8 (FSE 2001 paper §4).
-const INDEX: [[u8; 4]; 9] = [
-    [0, 0, 0, 0],
-    [1, 1, 1, 1],
-    [2, 2, 2, 2],
-    [0, 1, 0, 1],
-    [1, 2, 1, 2],
-    [2, 0, 2, 0],
-    [0, 2, 0, 2],
-    [1, 0, 1, 0],
-    [2, 1, 2, 1],
-];
-
-/// The four intermediate keys each ek[n] reads, as positions 3X + x,
-/// 3Y + y, 3Z + z, 3W + w in `imkey` with (X, Y, Z, W) = Order[(n + ⌊n/36⌋)
-/// mod 12] and (x, y, z, w) = Index[n mod 9] (§3.6), built at compile time.
-static EK_SEL: [[u8; 4]; 64] = {
-    let mut t = [[0u8; 4]; 64];
-    let mut n = 0;
-    while n < 64 {
-        let o = ORDER[(n + n / 36) % 12];
-        let ix = INDEX[n % 9];
-        let mut j = 0;
-        while j < 4 {
-            t[n][j] = 3 * o[j] + ix[j];
-            j += 1;
-        }
-        n += 1;
-    }
-    t
-};
 
 /// SC2000 with its 56 or 64 extended keys (§3.6).
 pub struct Key {
