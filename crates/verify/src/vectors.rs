@@ -202,6 +202,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../vectors/camellia.txt"),
     ),
     (
+        "vectors/camellia-nessie.txt",
+        include_str!("../../../vectors/camellia-nessie.txt"),
+    ),
+    (
         "vectors/sc2000.txt",
         include_str!("../../../vectors/sc2000.txt"),
     ),
