@@ -175,6 +175,34 @@ fn short(i: &str) -> String {
 const HIDDEN_NOTE: &str = "+: the library hides its expanded key; chained through one block \
      encrypted under the new key, which the figure includes";
 
+/// One of the terminal tables: a row per implementation, three key-size
+/// columns `w` wide.
+fn text_table(
+    s: &mut String,
+    heads: [&str; 3],
+    w: usize,
+    rows: &[Row],
+    cells: impl Fn(&Row) -> Vec<String>,
+) {
+    let mut line = |a: &str, b: &str, c: &str, v: [&str; 3]| {
+        let _ = writeln!(
+            s,
+            "{a:<16} {b:<10} {c:<46} {:>w$} {:>w$} {:>w$}",
+            v[0], v[1], v[2]
+        );
+    };
+    line("cipher", "backend", "implementation", heads);
+    for row in rows {
+        let c = cells(row);
+        line(
+            &row.cipher,
+            &row.backend,
+            &short(&row.implementation),
+            [&c[0], &c[1], &c[2]],
+        );
+    }
+}
+
 /// Tables 4 and 5 as measured, the table bytes beside L1d, the seed's
 /// findings checked and its own figures, for the terminal.
 pub fn text(rs: &[CyclesRecord]) -> String {
@@ -185,24 +213,9 @@ pub fn text(rs: &[CyclesRecord]) -> String {
         s,
         "Table 4 (seed 002): key schedule, {unit} per schedule, chained (median)"
     );
-    let _ = writeln!(
-        s,
-        "{:<16} {:<10} {:<46} {:>8} {:>8} {:>8}",
-        "cipher", "backend", "implementation", "128", "192", "256"
-    );
-    for row in &rows {
-        let c = table4_cells(rs, row);
-        let _ = writeln!(
-            s,
-            "{:<16} {:<10} {:<46} {:>8} {:>8} {:>8}",
-            row.cipher,
-            row.backend,
-            short(&row.implementation),
-            c[0],
-            c[1],
-            c[2]
-        );
-    }
+    text_table(&mut s, ["128", "192", "256"], 8, &rows, |r| {
+        table4_cells(rs, r)
+    });
     let _ = writeln!(s, "  ({HIDDEN_NOTE})");
     let _ = writeln!(
         s,
@@ -210,29 +223,13 @@ pub fn text(rs: &[CyclesRecord]) -> String {
          decryption chained, and encryption over independent blocks (16 KiB ECB) — what \
          pipelining buys"
     );
-    let _ = writeln!(
-        s,
-        "{:<16} {:<10} {:<46} {:>17} {:>17} {:>17}",
-        "cipher",
-        "backend",
-        "implementation",
-        "128 enc/dec/thr",
-        "192 enc/dec/thr",
-        "256 enc/dec/thr"
+    text_table(
+        &mut s,
+        ["128 enc/dec/thr", "192 enc/dec/thr", "256 enc/dec/thr"],
+        17,
+        &rows,
+        |r| table5_cells(rs, r),
     );
-    for row in &rows {
-        let c = table5_cells(rs, row);
-        let _ = writeln!(
-            s,
-            "{:<16} {:<10} {:<46} {:>17} {:>17} {:>17}",
-            row.cipher,
-            row.backend,
-            short(&row.implementation),
-            c[0],
-            c[1],
-            c[2]
-        );
-    }
     let l1d = l1d(rs);
     let _ = writeln!(
         s,
