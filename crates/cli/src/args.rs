@@ -42,12 +42,34 @@ pub enum Cmd {
     Ct(CtArgs),
     /// Seed 002's study: cycles per key schedule and per block (chained), beside the throughput per block.
     Cycles(CyclesArgs),
+    /// Seed 004's record overhead: wire bytes of one TLS record per cipher suite and length.
+    #[command(name = "tls-records")]
+    TlsRecords(TlsRecordsArgs),
     /// Internal: measure in a child process with a different environment.
     #[command(name = "__worker", hide = true)]
     Worker,
     /// Internal: run one constant-time target under valgrind.
     #[command(name = "__ct-worker", hide = true)]
     CtWorker { id: String },
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct TlsRecordsArgs {
+    /// Cipher suites by IANA name, comma-separated, or all (default: the four TLS 1.2
+    /// ECDHE-ECDSA suites of seed 004 and the five TLS 1.3 suites).
+    #[arg(long, value_name = "LIST")]
+    pub suite: Option<String>,
+    /// Plaintext bytes per record, 1 to 16384: a list or START:END:STEP (default
+    /// 1,16,256,1024,16384).
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub sizes: Option<String>,
+    /// table or json (one record per point).
+    #[arg(long, default_value = "table")]
+    pub format: String,
+    /// Write a results directory here (results.jsonl with `suite: tls-records`, env.json,
+    /// the report, and as root the pcap files and key log).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug, Clone, Default)]

@@ -51,6 +51,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Worker => worker(),
         Cmd::Ct(a) => ct_cmd(&a),
         Cmd::Cycles(a) => crate::cycles::cycles_cmd(&a),
+        Cmd::TlsRecords(a) => crate::tls_records::tls_records_cmd(&a),
         Cmd::CtWorker { id } => ango_study::ct::memcheck_worker(&id).map(|()| 0),
     }
 }
@@ -367,6 +368,8 @@ fn report_data(env: Option<EnvInfo>, sink: &ParentSink, interrupted: bool) -> Re
         tls_records: sink.tls_records.clone(),
         ct_records: sink.ct_records.clone(),
         cycles_records: Vec::new(),
+        tls_records_records: Vec::new(),
+        suite_offers: Vec::new(),
         events: sink.events.clone(),
         notes,
         variant_providers: variant_providers(),
@@ -406,6 +409,7 @@ struct Loaded {
     tls: Vec<TlsRecord>,
     ct: Vec<ango_core::ct::CtRecord>,
     cycles: Vec<ango_core::cycles::CyclesRecord>,
+    tls_records: Vec<ango_core::TlsRecordsRecord>,
     notes: Vec<String>,
 }
 
@@ -417,6 +421,7 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         tls: Vec::new(),
         ct: Vec::new(),
         cycles: Vec::new(),
+        tls_records: Vec::new(),
         notes: Vec::new(),
     };
     let mut bad = lines.bad_lines.clone();
@@ -432,6 +437,10 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         } else if v["suite"] == "ct" {
             serde_json::from_value::<ango_core::ct::CtRecord>(v)
                 .map(|r| out.ct.push(r))
+                .is_ok()
+        } else if v["suite"] == "tls-records" {
+            serde_json::from_value::<ango_core::TlsRecordsRecord>(v)
+                .map(|r| out.tls_records.push(r))
                 .is_ok()
         } else if v["suite"] == "cycles" {
             serde_json::from_value::<ango_core::cycles::CyclesRecord>(v)
@@ -624,6 +633,12 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
         tls_records: loaded.tls,
         ct_records: loaded.ct,
         cycles_records: loaded.cycles,
+        suite_offers: if loaded.tls_records.is_empty() {
+            Vec::new()
+        } else {
+            ango_tls::records::chacha_offers()
+        },
+        tls_records_records: loaded.tls_records,
         pk_samples: pk_samples.items,
         events: events.items,
         notes,

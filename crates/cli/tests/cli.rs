@@ -1284,9 +1284,13 @@ fn tls_lab_runs_and_leaves_nothing_behind_even_when_interrupted() {
         // Every handshake timed on the wire, every phase of the legend.
         assert_eq!(r["capture"]["handshakes_timed"], 10, "{}", r["capture"]);
         assert_eq!(r["phases_ns"].as_object().unwrap().len(), 18);
+        // One way is half the 2 ms RTT: at least 0.8 ms (the delay is
+        // applied), under 1.9 ms (not the whole RTT). The userspace relay's
+        // wake-ups add to it on a busy machine: 1.65 ms was seen with an
+        // `ango run` beside this test on 2 cores.
         for one_way in ["syn_sending", "client_hello_sending", "finished_sending"] {
             let t = r["phases_ns"][one_way].as_f64().unwrap();
-            assert!((0.8e6..1.5e6).contains(&t), "{one_way} {t} ns, about 1 ms");
+            assert!((0.8e6..1.9e6).contains(&t), "{one_way} {t} ns, about 1 ms");
         }
         assert!(r["server_flight_segments"].as_f64().unwrap() >= 1.0);
         assert!(r["client_sh_rcv_to_finished_send_ns"].as_f64().unwrap() > 0.0);
@@ -1655,4 +1659,88 @@ fn verify_vectors_file() {
         ],
         "missing.txt",
     );
+}
+
+/// `ango tls-records`: each record's wire bytes read from the captured
+/// connection — seed 004's 30 (AES-GCM's explicit nonce) vs 22 bytes
+/// (ChaCha20-Poly1305) for one byte in TLS 1.2, TLS 1.3's content-type
+/// byte, CCM_8's 8-byte tag at security level 0 — and bad input.
+#[test]
+fn tls_records_reads_the_wire_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rec");
+    let out = ango()
+        .args([
+            "tls-records",
+            "--suite",
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,\
+             TLS_AES_128_GCM_SHA256,TLS_AES_128_CCM_8_SHA256",
+            "--sizes",
+            "1,16384",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("[holds]"), "{text}");
+    assert!(
+        text.contains("TLS_ECDHE_PSK_WITH_CHACHA20_POLY1305_SHA256"),
+        "{text}"
+    );
+    let lines = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let v: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(v.len(), 8);
+    let wire = |suite: &str, n: u64| {
+        let r = v
+            .iter()
+            .find(|r| r["cipher_suite"] == suite && r["plaintext_bytes"] == n)
+            .unwrap_or_else(|| panic!("no {suite} {n}"));
+        assert_eq!(r["negotiated_suite"], suite);
+        r["wire_bytes"].as_u64().unwrap()
+    };
+    // 5-byte header; TLS 1.2 GCM: 8-byte explicit nonce; 16-byte tags;
+    // TLS 1.3: one content-type byte; CCM_8: an 8-byte tag.
+    assert_eq!(wire("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 1), 30);
+    assert_eq!(wire("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", 1), 22);
+    assert_eq!(wire("TLS_AES_128_GCM_SHA256", 1), 23);
+    assert_eq!(wire("TLS_AES_128_GCM_SHA256", 16384), 16406);
+    assert_eq!(wire("TLS_AES_128_CCM_8_SHA256", 1), 15);
+    for r in &v {
+        let level = r["security_level"].as_u64().unwrap();
+        assert_eq!(
+            level == 0,
+            r["cipher_suite"] == "TLS_AES_128_CCM_8_SHA256",
+            "{r}"
+        );
+        let how = if r["tls_version"] == "1.3" {
+            "decrypted"
+        } else {
+            "outer-type"
+        };
+        assert_eq!(r["identified_by"], how);
+    }
+    assert_documented("TLS record-overhead record fields", &v[0]);
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("TLS record overhead (seed 004)"));
+    assert!(html.contains("<svg"));
+    let findings = std::fs::read_to_string(dir.join("findings.jsonl")).unwrap();
+    assert!(findings.contains("\"seed\":\"004\""), "{findings}");
+
+    rejects(
+        &["tls-records", "--suite", "TLS_ROT13"],
+        "TLS_AES_128_CCM_8_SHA256",
+    );
+    rejects(&["tls-records", "--sizes", "16385"], "16384");
+    rejects(&["tls-records", "--sizes", "0"], "--sizes");
+    rejects(&["tls-records", "--format", "xml"], "table, json");
 }

@@ -15,6 +15,7 @@ pub mod pk;
 pub mod record;
 pub mod results;
 pub mod stats;
+pub mod tls_records;
 pub mod traits;
 
 pub use algo::{Algorithm, Hw, Kind, Operation};
@@ -30,4 +31,5 @@ pub use record::{
     TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
 };
 pub use stats::Stats;
+pub use tls_records::{SuiteOffer, TlsRecordsRecord};
 pub use traits::{Aead, Backend, BlockOps, Cipher, Unavailable};

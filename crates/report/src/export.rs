@@ -338,6 +338,42 @@ impl Exporter for Ct<'_> {
     }
 }
 
+/// Seed 004's record overhead.
+pub struct TlsRecords<'a> {
+    pub records: &'a [ango_core::TlsRecordsRecord],
+    pub offers: &'a [ango_core::SuiteOffer],
+}
+
+impl Exporter for TlsRecords<'_> {
+    fn suite(&self) -> &'static str {
+        "tls-records"
+    }
+    fn title(&self) -> &'static str {
+        "TLS record overhead (seed 004)"
+    }
+    fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+    fn table(&self, _style: &Style) -> String {
+        crate::tls_records::text(self.records, self.offers)
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(self.records)
+    }
+    fn csv(&self) -> String {
+        crate::tls_records::csv(self.records)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::tls_records::markdown(self.records)
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::tls_records::section(self.records, self.offers)
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        crate::tls_records::findings(self.records)
+    }
+}
+
 /// Seed 002's cycle study.
 pub struct Cycles<'a>(pub &'a [ango_core::cycles::CyclesRecord]);
 
@@ -388,6 +424,10 @@ pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
             samples: &d.pk_samples,
         }),
         Box::new(Tls(&d.tls_records)),
+        Box::new(TlsRecords {
+            records: &d.tls_records_records,
+            offers: &d.suite_offers,
+        }),
         Box::new(Cycles(&d.cycles_records)),
         Box::new(Ct(&d.ct_records)),
     ]

@@ -21,6 +21,10 @@ pub struct ReportData {
     pub ct_records: Vec<ango_core::ct::CtRecord>,
     /// Seed 002's cycle study's records (`suite: cycles`).
     pub cycles_records: Vec<ango_core::cycles::CyclesRecord>,
+    /// Seed 004's record-overhead records (`suite: tls-records`).
+    pub tls_records_records: Vec<ango_core::TlsRecordsRecord>,
+    /// Seed 004's ChaCha20-Poly1305 suites and which stacks here offer them.
+    pub suite_offers: Vec<ango_core::SuiteOffer>,
     /// Lines of events.jsonl (known-answer results, skips, errors).
     pub events: Vec<serde_json::Value>,
     /// Notes about the data itself (interrupted run, cut lines).
@@ -512,7 +516,8 @@ pub fn render(data: &ReportData) -> String {
         + d.pk_records.len()
         + d.tls_records.len()
         + d.ct_records.len()
-        + d.cycles_records.len();
+        + d.cycles_records.len()
+        + d.tls_records_records.len();
     let mut out = String::new();
     let run_id = d
         .records

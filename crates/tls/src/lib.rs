@@ -11,6 +11,7 @@ pub mod handshake;
 pub mod lab;
 pub mod link;
 pub mod probe;
+pub mod records;
 pub mod run;
 pub mod timeline;
 pub mod tls13;

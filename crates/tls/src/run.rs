@@ -115,7 +115,7 @@ fn capture_name(group: PkAlgorithm, srv: PkAlgorithm, ca: PkAlgorithm, side: &st
 }
 
 /// Writes the packets of the connections of `ports` to `path`.
-fn write_pcap_of(path: &Path, packets: &[Packet], ports: &HashSet<u16>) -> Result<()> {
+pub(crate) fn write_pcap_of(path: &Path, packets: &[Packet], ports: &HashSet<u16>) -> Result<()> {
     let keep: Vec<Packet> = packets
         .iter()
         .filter(|p| {

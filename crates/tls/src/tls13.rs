@@ -21,7 +21,6 @@ const FINISHED: u8 = 20;
 const KEY_UPDATE: u8 = 24;
 /// The largest TLSCiphertext fragment (RFC 8446 §5.2): 2^14 + 256 octets.
 const MAX_FRAGMENT: usize = (1 << 14) + 256;
-const TAG_LEN: usize = 16;
 /// ServerHello.random of a HelloRetryRequest (RFC 8446 §4.1.3), SHA-256 of "HelloRetryRequest".
 const HRR_RANDOM: [u8; 32] = [
     0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
@@ -140,6 +139,9 @@ pub struct Record {
     pub outer_type: u8,
     /// ContentType inside a protected record, once decrypted.
     pub inner_type: Option<u8>,
+    /// Bytes of content inside a protected record, once decrypted (its
+    /// content type and zero padding left out).
+    pub content_len: Option<u32>,
 }
 
 /// What [`dissect`] found in the two streams of one connection.
@@ -299,18 +301,49 @@ struct Suite {
     aead: Cipher,
     md: &'static MdRef,
     key_len: usize,
+    /// Bytes of the AEAD tag: 16, or 8 for TLS_AES_128_CCM_8_SHA256.
+    tag_len: usize,
 }
 
 impl Suite {
+    /// The five suites of RFC 8446 §B.4.
     fn new(id: u16) -> Option<Suite> {
-        let (aead, md, key_len) = match id {
-            0x1301 => (Cipher::aes_128_gcm(), Md::sha256(), 16),
-            0x1302 => (Cipher::aes_256_gcm(), Md::sha384(), 32),
-            0x1303 => (Cipher::chacha20_poly1305(), Md::sha256(), 32),
+        let (aead, md, key_len, tag_len) = match id {
+            0x1301 => (Cipher::aes_128_gcm(), Md::sha256(), 16, 16),
+            0x1302 => (Cipher::aes_256_gcm(), Md::sha384(), 32, 16),
+            0x1303 => (Cipher::chacha20_poly1305(), Md::sha256(), 32, 16),
+            0x1304 => (Cipher::aes_128_ccm(), Md::sha256(), 16, 16),
+            0x1305 => (Cipher::aes_128_ccm(), Md::sha256(), 16, 8),
             _ => return None,
         };
-        Some(Suite { aead, md, key_len })
+        Some(Suite {
+            aead,
+            md,
+            key_len,
+            tag_len,
+        })
     }
+}
+
+/// AES-128-CCM decryption with a 12-byte nonce and an 8- or 16-byte tag
+/// (RFC 8446 §B.4 with RFC 6655's CCM): the nonce length and the expected
+/// tag (which fixes CCM's tag length) go in before the key, as OpenSSL
+/// requires (`symm::decrypt_aead` sets them after, which OpenSSL 3 refuses
+/// for any tag length but its default 12). None if the tag does not match.
+fn open_ccm(key: &[u8], nonce: &[u8; 12], aad: &[u8], data: &[u8], tag: &[u8]) -> Option<Vec<u8>> {
+    use openssl::cipher_ctx::CipherCtx;
+    let mut ctx = CipherCtx::new().ok()?;
+    ctx.decrypt_init(Some(openssl::cipher::Cipher::aes_128_ccm()), None, None)
+        .ok()?;
+    ctx.set_iv_length(nonce.len()).ok()?;
+    ctx.set_tag(tag).ok()?;
+    ctx.decrypt_init(None, Some(key), Some(nonce)).ok()?;
+    ctx.set_data_len(data.len()).ok()?;
+    ctx.cipher_update(aad, None).ok()?;
+    let mut out = vec![0u8; data.len() + 16];
+    let n = ctx.cipher_update(data, Some(&mut out)).ok()?;
+    out.truncate(n);
+    Some(out)
 }
 
 /// The read state of one traffic secret.
@@ -350,13 +383,17 @@ impl Protection {
     /// Decrypts one whole record (header and fragment) into TLSInnerPlaintext.
     fn open(&mut self, record: &[u8]) -> Option<Vec<u8>> {
         let (header, fragment) = record.split_at_checked(5)?;
-        let (data, tag) = fragment.split_at_checked(fragment.len().checked_sub(TAG_LEN)?)?;
+        let tag_len = self.suite.tag_len;
+        let (data, tag) = fragment.split_at_checked(fragment.len().checked_sub(tag_len)?)?;
         let mut nonce = self.iv;
         for (n, s) in nonce[4..].iter_mut().zip(self.seq.to_be_bytes()) {
             *n ^= s;
         }
-        let plain =
-            decrypt_aead(self.suite.aead, &self.key, Some(&nonce), header, data, tag).ok()?;
+        let plain = if self.suite.aead == Cipher::aes_128_ccm() {
+            open_ccm(&self.key, &nonce, header, data, tag)?
+        } else {
+            decrypt_aead(self.suite.aead, &self.key, Some(&nonce), header, data, tag).ok()?
+        };
         self.seq = self.seq.wrapping_add(1);
         Some(plain)
     }
@@ -512,7 +549,7 @@ impl<'a> Dir<'a> {
             )));
         };
         self.pos += record.len();
-        let mut inner_type = None;
+        let (mut inner_type, mut content_len) = (None, None);
         match &mut self.keys {
             Keys::Plain if typ == HANDSHAKE => self.feed(&record[5..], start + 5, false),
             Keys::Protected(p) if typ == APPLICATION_DATA => {
@@ -524,6 +561,7 @@ impl<'a> Dir<'a> {
                 match (plain, at) {
                     (Some(plain), Some(at)) => {
                         inner_type = Some(plain[at]);
+                        content_len = Some(at as u32);
                         if plain[at] == HANDSHAKE {
                             self.feed(&plain[..at], start + 5, true);
                         }
@@ -542,6 +580,7 @@ impl<'a> Dir<'a> {
             len,
             outer_type,
             inner_type,
+            content_len,
         });
         self.change_keys();
     }
@@ -610,6 +649,7 @@ impl<'a> Dir<'a> {
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
     use std::io::{Read, Write};
     use std::os::unix::net::UnixStream;
@@ -693,6 +733,26 @@ mod tests {
             .collect()
     }
 
+    /// CCM with TLS 1.3's 12-byte nonce and both tag lengths: sealed
+    /// with ango's own CCM (SP 800-38C), opened here; a flipped bit fails.
+    #[test]
+    fn ccm_opens_both_tag_lengths() {
+        let key = [7u8; 16];
+        let nonce = [9u8; 12];
+        let aad = [23u8, 3, 3, 0, 18];
+        for tag_len in [8usize, 16] {
+            let mut ct = b"application data".to_vec();
+            let ccm = ango_prims::ccm::Ccm::new(ango_prims::aes::Aes::auto(), &key).expect("key");
+            let mut tag = vec![0u8; tag_len];
+            assert!(ccm.seal(&nonce, &aad, &mut ct, &mut tag));
+            let pt = open_ccm(&key, &nonce, &aad, &ct, &tag).expect("opens");
+            assert_eq!(pt, b"application data");
+            let mut bad = tag.clone();
+            bad[0] ^= 1;
+            assert!(open_ccm(&key, &nonce, &aad, &ct, &bad).is_none());
+        }
+    }
+
     #[test]
     fn key_schedule_matches_rfc8448() {
         let md = Md::sha256();
@@ -712,7 +772,9 @@ mod tests {
         }
         assert_eq!(traffic_key_iv(0x1302, &[7; 48]).unwrap().0.len(), 32);
         assert_eq!(traffic_key_iv(0x1303, &[7; 32]).unwrap().0.len(), 32);
-        assert!(traffic_key_iv(0x1304, &[7; 32]).is_none());
+        assert_eq!(traffic_key_iv(0x1304, &[7; 32]).unwrap().0.len(), 16);
+        assert_eq!(traffic_key_iv(0x1305, &[7; 32]).unwrap().0.len(), 16);
+        assert!(traffic_key_iv(0x1306, &[7; 32]).is_none());
         assert!(hkdf_expand_label(md, &[7; 32], "x", &[0; 256], 32).is_none());
     }
 

@@ -1,0 +1,119 @@
+//! `ango tls-records`: seed 004's record overhead — the wire bytes of one
+//! application record per TLS 1.2 and TLS 1.3 cipher suite and plaintext
+//! length, read from the captured connection.
+
+use crate::args::{parse_sizes, TlsRecordsArgs};
+use crate::commands::capture_env;
+use ango_core::results::{utc_now, ResultsDir, ENV, RESULTS};
+use ango_core::{Error, Result, TlsRecordsRecord};
+use ango_tls::records::{self, RecordsSpec};
+
+/// The largest plaintext one TLS record carries (RFC 8446 §5.1, RFC 5246
+/// §6.2.1).
+const MAX_RECORD: usize = 1 << 14;
+
+impl TlsRecordsArgs {
+    /// Check every option; nothing is written before this succeeds.
+    pub fn spec(&self, run_id: &str) -> Result<RecordsSpec> {
+        let suites = records::select(self.suite.as_deref())?;
+        let sizes: Vec<u64> = match &self.sizes {
+            None => records::SIZES.to_vec(),
+            Some(s) => {
+                let v = parse_sizes(s)?;
+                if let Some(big) = v.iter().find(|&&n| n > MAX_RECORD) {
+                    return Err(Error::usage(format!(
+                        "invalid --sizes '{s}': {big} bytes do not fit one record; give 1 to \
+                         {MAX_RECORD} bytes, e.g. 1,16,256,1024,16384"
+                    )));
+                }
+                v.into_iter().map(|n| n as u64).collect()
+            }
+        };
+        match self.format.as_str() {
+            "table" | "json" => {}
+            f => {
+                return Err(Error::usage(format!(
+                    "unknown format '{f}'; valid: table, json"
+                )))
+            }
+        }
+        Ok(RecordsSpec {
+            run_id: run_id.into(),
+            suites,
+            sizes,
+            capture_dir: None,
+        })
+    }
+}
+
+pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
+    let (ts, _) = utc_now();
+    let run_id = format!(
+        "{}-{}",
+        ts.replace([':', '-'], ""),
+        ango_harness::env::hostname()
+    );
+    let mut spec = a.spec(&run_id)?;
+    let json = a.format == "json";
+    let dir = match &a.out {
+        Some(p) => Some(ResultsDir::create_new(p)?),
+        None => None,
+    };
+    if let Some(d) = &dir {
+        spec.capture_dir = Some(d.path.join(records::CAPTURE_DIR));
+    }
+    crate::commands::install_interrupt_handler();
+    let env = capture_env(&run_id);
+    if let Some(d) = &dir {
+        d.write_json(ENV, &env)?;
+    }
+    let mut out: Vec<TlsRecordsRecord> = Vec::new();
+    let interrupted = records::run(
+        &spec,
+        &|| ango_harness::measure::stop_requested(),
+        &mut |r| {
+            if let Some(d) = &dir {
+                d.append(RESULTS, &r)?;
+            }
+            if !json {
+                eprintln!(
+                    "ango: TLS {} {}: {} bytes → {} on the wire",
+                    r.tls_version, r.cipher_suite, r.plaintext_bytes, r.wire_bytes
+                );
+            }
+            out.push(r);
+            Ok(())
+        },
+    )?;
+    let offers = records::chacha_offers();
+    if let Some(d) = &dir {
+        let data = ango_report::html::ReportData {
+            env: Some(env),
+            tls_records_records: out.clone(),
+            suite_offers: offers.clone(),
+            notes: if interrupted {
+                vec!["This run was interrupted: the report shows the points measured before it stopped.".into()]
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        };
+        crate::commands::write_presentation(d, &data)?;
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).expect("records serialise")
+        );
+    } else {
+        print!("{}", ango_report::tls_records::text(&out, &offers));
+    }
+    if interrupted {
+        eprintln!(
+            "ango: interrupted; the {} points measured so far are kept",
+            out.len()
+        );
+        return Ok(130);
+    }
+    Ok(0)
+}
