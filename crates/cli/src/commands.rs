@@ -351,15 +351,21 @@ fn run_ct_pass(
     Ok(false)
 }
 
+/// The report's note for a run Ctrl-C stopped.
+pub(crate) fn interrupted_notes(interrupted: bool) -> Vec<String> {
+    if interrupted {
+        vec![
+            "This run was interrupted: the report shows the points measured before it stopped."
+                .into(),
+        ]
+    } else {
+        Vec::new()
+    }
+}
+
 /// What a run presents: its records, events and notes.
 fn report_data(env: Option<EnvInfo>, sink: &ParentSink, interrupted: bool) -> ReportData {
-    let mut notes = Vec::new();
-    if interrupted {
-        notes.push(
-            "This run was interrupted: the report shows the points measured before it stopped."
-                .to_string(),
-        );
-    }
+    let notes = interrupted_notes(interrupted);
     ReportData {
         env,
         records: sink.records.clone(),

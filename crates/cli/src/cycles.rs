@@ -134,11 +134,7 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
         let data = ango_report::html::ReportData {
             env: Some(env),
             cycles_records: records.clone(),
-            notes: if interrupted {
-                vec!["This run was interrupted: the report shows the points measured before it stopped.".into()]
-            } else {
-                Vec::new()
-            },
+            notes: crate::commands::interrupted_notes(interrupted),
             ..Default::default()
         };
         crate::commands::write_presentation(d, &data)?;

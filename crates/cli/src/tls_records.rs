@@ -91,11 +91,7 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
             env: Some(env),
             tls_records_records: out.clone(),
             suite_offers: offers.clone(),
-            notes: if interrupted {
-                vec!["This run was interrupted: the report shows the points measured before it stopped.".into()]
-            } else {
-                Vec::new()
-            },
+            notes: crate::commands::interrupted_notes(interrupted),
             ..Default::default()
         };
         crate::commands::write_presentation(d, &data)?;

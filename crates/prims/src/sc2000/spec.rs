@@ -126,3 +126,50 @@ pub(super) static EK_SEL: [[u8; 4]; 64] = {
     }
     t
 };
+
+/// The key schedule (§3.6) with the variant's M∘S: the user key (16, 24 or
+/// 32 bytes) to its intermediate keys and its 56 or 64 extended keys, each
+/// handed to `store(n, ek[n])` so a variant lays them out its own way.
+/// Returns whether the key is long (8 B layers rather than 7); None for
+/// another key length.
+#[inline(always)]
+pub(super) fn key_schedule(
+    key: &[u8],
+    ms: impl Fn(u32) -> u32,
+    mut store: impl FnMut(usize, u32),
+) -> Option<bool> {
+    let (words, long, num_ekey) = match key.len() {
+        16 => (4, false, 56),
+        24 => (6, true, 64),
+        32 => (8, true, 64),
+        _ => return None,
+    };
+    let mut uk = [0u32; 8];
+    for (j, w) in key.chunks_exact(4).enumerate() {
+        uk[j] = u32::from_be_bytes([w[0], w[1], w[2], w[3]]);
+    }
+    for j in words..8 {
+        uk[j] = uk[j - words];
+    }
+    // Intermediate keys: X[i] = MS((MS(4i + X) ⊞ MS(uk[2X])) ⊕
+    // (MS(uk[2X + 1]) ⊠ (i + 1))), X = a, b, c, d, kept as imkey[3X + i].
+    let mut imkey = [0u32; 12];
+    for xx in 0..4 {
+        let k0 = ms(uk[2 * xx]);
+        let k1 = ms(uk[2 * xx + 1]);
+        for ii in 0..3 {
+            let t = ms((4 * ii + xx) as u32).wrapping_add(k0);
+            imkey[3 * xx + ii] = ms(t ^ k1.wrapping_mul(ii as u32 + 1));
+        }
+    }
+    // Extended keys: ek[n] = ((X[x] ≪1) ⊞ Y[y]) ⊕ (((Z[z] ≪1) ⊟ W[w]) ≪1).
+    for (n, &[p, q, r, s]) in EK_SEL.iter().enumerate().take(num_ekey) {
+        let v = |j: u8| imkey[j as usize];
+        store(
+            n,
+            v(p).rotate_left(1).wrapping_add(v(q))
+                ^ v(r).rotate_left(1).wrapping_sub(v(s)).rotate_left(1),
+        );
+    }
+    Some(long)
+}

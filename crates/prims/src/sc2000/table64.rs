@@ -29,7 +29,7 @@
 //!
 //! NOT constant time: table indices depend on the key and the data.
 
-use super::spec::{ms_table, EK_SEL};
+use super::spec::{key_schedule, ms_table};
 
 /// S11_M[0] = M∘(S6S5) on bits 31..21, S11_M[1] = M∘(S5S6) on bits 10..0.
 static S11_M: [[u32; 2048]; 2] = [ms_table::<2048>(21), ms_table::<2048>(0)];
@@ -142,41 +142,8 @@ pub struct Key {
 impl Key {
     /// None unless key.len() is 16, 24 or 32.
     pub fn new(key: &[u8]) -> Option<Key> {
-        let (words, long, num_ekey) = match key.len() {
-            16 => (4, false, 56),
-            24 => (6, true, 64),
-            32 => (8, true, 64),
-            _ => return None,
-        };
-        let mut uk = [0u32; 8];
-        for (j, w) in key.chunks_exact(4).enumerate() {
-            uk[j] = u32::from_be_bytes([w[0], w[1], w[2], w[3]]);
-        }
-        for j in words..8 {
-            uk[j] = uk[j - words];
-        }
-        // Intermediate keys: X[i] = MS((MS(4i + X) ⊞ MS(uk[2X])) ⊕
-        // (MS(uk[2X + 1]) ⊠ (i + 1))), X = a, b, c, d, kept as
-        // imkey[3X + i].
-        let mut imkey = [0u32; 12];
-        for xx in 0..4 {
-            let k0 = ms(uk[2 * xx]);
-            let k1 = ms(uk[2 * xx + 1]);
-            for ii in 0..3 {
-                let t = ms((4 * ii + xx) as u32).wrapping_add(k0);
-                imkey[3 * xx + ii] = ms(t ^ k1.wrapping_mul(ii as u32 + 1));
-            }
-        }
-        // Extended keys: ek[n] = ((X[x] ≪1) ⊞ Y[y]) ⊕ (((Z[z] ≪1) ⊟ W[w]) ≪1),
-        // two to a 64-bit word.
         let mut k = [0u64; 32];
-        for n in 0..num_ekey {
-            let [p, q, r, s] = EK_SEL[n];
-            let v = |j: u8| imkey[j as usize];
-            let ek = v(p).rotate_left(1).wrapping_add(v(q))
-                ^ v(r).rotate_left(1).wrapping_sub(v(s)).rotate_left(1);
-            k[n / 2] |= (ek as u64) << (32 * (1 - n % 2));
-        }
+        let long = key_schedule(key, ms, |n, e| k[n / 2] |= (e as u64) << (32 * (1 - n % 2)))?;
         Some(Key { k, long })
     }
 
