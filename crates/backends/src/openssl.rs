@@ -353,12 +353,12 @@ pub fn ia32cap_words() -> [u32; 10] {
     [0; 10]
 }
 
-/// The capability words as `OPENSSL_ia32cap` would spell them, plus the
-/// decoded features that matter here.
-pub fn ia32cap_summary() -> String {
+/// The features that matter here which libcrypto uses, as its capability
+/// words say after `OPENSSL_ia32cap` was applied.
+pub fn ia32cap_features() -> Vec<&'static str> {
     let w = ia32cap_words();
     let bit = |word: usize, b: u32| w[word] >> b & 1 == 1;
-    let feats: Vec<&str> = [
+    [
         ("aes-ni", bit(1, 25)),
         ("pclmulqdq", bit(1, 1)),
         ("ssse3", bit(1, 9)),
@@ -374,11 +374,17 @@ pub fn ia32cap_summary() -> String {
     .iter()
     .filter(|(_, on)| *on)
     .map(|(n, _)| *n)
-    .collect();
+    .collect()
+}
+
+/// The capability words as `OPENSSL_ia32cap` would spell them, plus the
+/// decoded features that matter here.
+pub fn ia32cap_summary() -> String {
+    let w = ia32cap_words();
     let words: Vec<String> = (0..5)
         .map(|i| format!("0x{:08x}{:08x}", w[2 * i + 1], w[2 * i]))
         .collect();
-    format!("{} [{}]", words.join(":"), feats.join(","))
+    format!("{} [{}]", words.join(":"), ia32cap_features().join(","))
 }
 
 impl Backend for OpenSsl {

@@ -48,6 +48,9 @@ pub enum Cmd {
     /// Internal: measure in a child process with a different environment.
     #[command(name = "__worker", hide = true)]
     Worker,
+    /// Internal: one endpoint of `ango tls --bulk`, in its own process.
+    #[command(name = "__tls-endpoint", hide = true)]
+    TlsEndpoint,
     /// Internal: run one constant-time target under valgrind.
     #[command(name = "__ct-worker", hide = true)]
     CtWorker { id: String },
@@ -240,6 +243,27 @@ pub struct TlsArgs {
     /// the results directory (the first ones; every handshake is analysed), or all.
     #[arg(long = "pcap-handshakes", value_name = "N|all", default_value = "20")]
     pub pcap_handshakes: String,
+    /// Bulk mode (seed 004): send this many application bytes over one TLS connection per
+    /// suite and repeat, e.g. 64MiB, and report CPU time per byte on each side and MB/s.
+    #[arg(long, value_name = "SIZE")]
+    pub bulk: Option<String>,
+    /// Bulk mode: cipher suites by IANA name, comma-separated, or all (default: the four
+    /// TLS 1.2 ECDHE-ECDSA suites of seed 004 and the five TLS 1.3 suites).
+    #[arg(long, value_name = "LIST")]
+    pub suite: Option<String>,
+    /// Bulk mode: the client process's hardware setting(s): on, off, seed000 (each one a
+    /// `speed --hw` setting, applied through OPENSSL_ia32cap), comma-separated (default on,off).
+    #[arg(long = "client-hw", value_name = "LIST")]
+    pub client_hw: Option<String>,
+    /// Bulk mode: the server process's hardware setting(s), as --client-hw (default on).
+    #[arg(long = "server-hw", value_name = "LIST")]
+    pub server_hw: Option<String>,
+    /// Bulk mode: timed transfers per suite (default 5).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub repeats: Option<String>,
+    /// Bulk mode: how long a transfer may make no progress before it is an error (default 30s).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub timeout: Option<String>,
 }
 
 impl TlsArgs {
@@ -296,7 +320,35 @@ impl TlsArgs {
             None if self.quick => 50,
             None => 1000,
         };
-        let rtt = run::parse_duration("--rtt", self.rtt.as_deref().unwrap_or("1ms"))?;
+        let link = self.link("1ms")?;
+        ango_report::export::Format::parse(&self.format)?;
+        Ok(run::TlsSpec {
+            run_id: run_id.to_string(),
+            groups,
+            server_sigs,
+            ca_sigs,
+            handshakes,
+            link,
+            loopback: self.loopback,
+            capture: !self.no_capture,
+            capture_dir: self.out.clone(),
+            pcap_handshakes: match self.pcap_handshakes.as_str() {
+                "all" => None,
+                s => Some(parse_num("--pcap-handshakes", s, 0usize, 10_000_000).map_err(|_| {
+                    Error::usage(format!(
+                        "invalid --pcap-handshakes '{s}'; give a number of handshakes (0 keeps no pcap) or all"
+                    ))
+                })?),
+            },
+        })
+    }
+
+    /// The link options (`--rtt` defaulting to `default_rtt`, `--jitter`,
+    /// `--loss`, `--rate`, `--mtu`, `--cc`, `--emulator`), checked against
+    /// `--loopback`.
+    pub fn link(&self, default_rtt: &str) -> Result<ango_tls::link::LinkOpts> {
+        use ango_tls::run;
+        let rtt = run::parse_duration("--rtt", self.rtt.as_deref().unwrap_or(default_rtt))?;
         let jitter = match &self.jitter {
             Some(s) => run::parse_duration("--jitter", s)?,
             None => std::time::Duration::ZERO,
@@ -310,7 +362,6 @@ impl TlsArgs {
             Some(s) => Some(parse_num("--mtu", s, 576u32, 65_535)?),
             None => None,
         };
-        ango_report::export::Format::parse(&self.format)?;
         if let Some(cc) = &self.cc {
             let avail =
                 std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
@@ -334,37 +385,19 @@ impl TlsArgs {
                 "--loopback has no link to emulate; drop --rtt, --jitter, --loss, --rate, --mtu and --cc, or drop --loopback",
             ));
         }
-        Ok(run::TlsSpec {
-            run_id: run_id.to_string(),
-            groups,
-            server_sigs,
-            ca_sigs,
-            handshakes,
-            link: ango_tls::link::LinkOpts {
-                delay: rtt / 2,
-                jitter,
-                loss_pct,
-                rate_bps,
-                mtu,
-                congestion_control: self.cc.clone(),
-                emulator: ango_tls::link::Emulator::parse(&self.emulator).ok_or_else(|| {
-                    Error::usage(format!(
-                        "invalid --emulator '{}'; valid: auto, netem, relay",
-                        self.emulator
-                    ))
-                })?,
-            },
-            loopback: self.loopback,
-            capture: !self.no_capture,
-            capture_dir: self.out.clone(),
-            pcap_handshakes: match self.pcap_handshakes.as_str() {
-                "all" => None,
-                s => Some(parse_num("--pcap-handshakes", s, 0usize, 10_000_000).map_err(|_| {
-                    Error::usage(format!(
-                        "invalid --pcap-handshakes '{s}'; give a number of handshakes (0 keeps no pcap) or all"
-                    ))
-                })?),
-            },
+        Ok(ango_tls::link::LinkOpts {
+            delay: rtt / 2,
+            jitter,
+            loss_pct,
+            rate_bps,
+            mtu,
+            congestion_control: self.cc.clone(),
+            emulator: ango_tls::link::Emulator::parse(&self.emulator).ok_or_else(|| {
+                Error::usage(format!(
+                    "invalid --emulator '{}'; valid: auto, netem, relay",
+                    self.emulator
+                ))
+            })?,
         })
     }
 }

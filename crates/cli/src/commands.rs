@@ -52,6 +52,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Ct(a) => ct_cmd(&a),
         Cmd::Cycles(a) => crate::cycles::cycles_cmd(&a),
         Cmd::TlsRecords(a) => crate::tls_records::tls_records_cmd(&a),
+        Cmd::TlsEndpoint => ango_tls::bulk::endpoint_main(),
         Cmd::CtWorker { id } => ango_study::ct::memcheck_worker(&id).map(|()| 0),
     }
 }
@@ -375,6 +376,7 @@ fn report_data(env: Option<EnvInfo>, sink: &ParentSink, interrupted: bool) -> Re
         ct_records: sink.ct_records.clone(),
         cycles_records: Vec::new(),
         tls_records_records: Vec::new(),
+        tls_bulk_records: Vec::new(),
         suite_offers: Vec::new(),
         events: sink.events.clone(),
         notes,
@@ -416,6 +418,7 @@ struct Loaded {
     ct: Vec<ango_core::ct::CtRecord>,
     cycles: Vec<ango_core::cycles::CyclesRecord>,
     tls_records: Vec<ango_core::TlsRecordsRecord>,
+    tls_bulk: Vec<ango_core::TlsBulkRecord>,
     notes: Vec<String>,
 }
 
@@ -428,6 +431,7 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         ct: Vec::new(),
         cycles: Vec::new(),
         tls_records: Vec::new(),
+        tls_bulk: Vec::new(),
         notes: Vec::new(),
     };
     let mut bad = lines.bad_lines.clone();
@@ -447,6 +451,10 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         } else if v["suite"] == "tls-records" {
             serde_json::from_value::<ango_core::TlsRecordsRecord>(v)
                 .map(|r| out.tls_records.push(r))
+                .is_ok()
+        } else if v["suite"] == "tls-bulk" {
+            serde_json::from_value::<ango_core::TlsBulkRecord>(v)
+                .map(|r| out.tls_bulk.push(r))
                 .is_ok()
         } else if v["suite"] == "cycles" {
             serde_json::from_value::<ango_core::cycles::CyclesRecord>(v)
@@ -480,7 +488,7 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
 /// Ctrl-C stopped it.
 /// Remove stale namespaces of crashed earlier runs (said once), before a
 /// TLS study runs.
-fn clean_stale_labs() {
+pub(crate) fn clean_stale_labs() {
     let removed = ango_tls::lab::cleanup_stale();
     if removed > 0 {
         eprintln!("ango: removed {removed} stale namespaces of earlier runs");
@@ -488,6 +496,17 @@ fn clean_stale_labs() {
 }
 
 fn tls_cmd(a: &TlsArgs) -> Result<i32> {
+    if a.bulk.is_some() {
+        return crate::tls_bulk::tls_bulk_cmd(a);
+    }
+    let bulk_only = a.bulk_only();
+    if !bulk_only.is_empty() {
+        return Err(Error::usage(format!(
+            "{} apply to --bulk SIZE only (e.g. --bulk 64MiB); the handshake matrix takes \
+             --groups, --server-sig, --ca-sig and --handshakes",
+            bulk_only.join(", ")
+        )));
+    }
     let (ts, _date) = utc_now();
     let host = ango_harness::env::hostname();
     let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
@@ -645,6 +664,7 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
             ango_tls::records::chacha_offers()
         },
         tls_records_records: loaded.tls_records,
+        tls_bulk_records: loaded.tls_bulk,
         pk_samples: pk_samples.items,
         events: events.items,
         notes,

@@ -6,6 +6,7 @@ mod args;
 mod commands;
 mod cycles;
 mod sink;
+mod tls_bulk;
 mod tls_records;
 
 use clap::Parser;

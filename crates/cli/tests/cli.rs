@@ -1744,3 +1744,232 @@ fn tls_records_reads_the_wire_bytes() {
     rejects(&["tls-records", "--sizes", "0"], "--sizes");
     rejects(&["tls-records", "--format", "xml"], "table, json");
 }
+
+/// The processes (by pid) whose environment holds `mark`: the run started
+/// with it and every endpoint process it started.
+#[cfg(target_os = "linux")]
+fn processes_marked(mark: &str) -> Vec<u32> {
+    let needle = format!("ANGO_TEST_MARK={mark}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// `ango tls --bulk` on 127.0.0.1: each endpoint in its own process with
+/// its own hardware setting (read back from its libcrypto), one record per
+/// suite × setting with CPU per byte on both sides, the report section,
+/// the findings, no endpoint process left; and bad input.
+#[cfg(target_os = "linux")]
+#[test]
+fn tls_bulk_runs_each_endpoint_in_its_own_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bulk");
+    let mark = format!("bulk-{}", std::process::id());
+    let out = ango()
+        .env("ANGO_TEST_MARK", &mark)
+        .args([
+            "tls",
+            "--bulk",
+            "2MiB",
+            "--loopback",
+            "--repeats",
+            "3",
+            "--suite",
+            "TLS_AES_128_GCM_SHA256,TLS_CHACHA20_POLY1305_SHA256",
+            "--client-hw",
+            "on,off",
+            "--format",
+            "json",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.len(), 4);
+    let has_aes = std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap()
+        .split_whitespace()
+        .any(|w| w == "aes");
+    for r in &v {
+        assert_eq!(r["suite"], "tls-bulk");
+        assert_eq!(r["negotiated_suite"], r["cipher_suite"]);
+        assert_eq!(r["bytes"], 2 << 20);
+        assert_eq!(r["repeats"], 3);
+        assert_eq!(r["server_hw"], "on");
+        assert_eq!(r["link"], "loopback");
+        for f in [
+            "bytes_per_second",
+            "client_cpu_ns_per_byte",
+            "server_cpu_ns_per_byte",
+        ] {
+            assert!(r[f].as_f64().unwrap() > 0.0, "{f}: {r}");
+        }
+        let q1 = r["bytes_per_second_q1"].as_f64().unwrap();
+        let q3 = r["bytes_per_second_q3"].as_f64().unwrap();
+        let m = r["bytes_per_second"].as_f64().unwrap();
+        assert!(q1 <= m && m <= q3, "{r}");
+        // The mask reached the client's process alone.
+        let client = r["client_cpu_features"].as_str().unwrap();
+        let server = r["server_cpu_features"].as_str().unwrap();
+        assert_eq!(
+            client.contains("aes-ni"),
+            has_aes && r["client_hw"] == "on",
+            "{r}"
+        );
+        assert_eq!(server.contains("aes-ni"), has_aes, "{r}");
+    }
+    assert_documented("TLS bulk record fields", &v[0]);
+    // Software AES-GCM costs the masked client more per byte than AES-NI.
+    let cpu = |suite: &str, hw: &str| {
+        v.iter()
+            .find(|r| r["cipher_suite"] == suite && r["client_hw"] == hw)
+            .unwrap()["client_cpu_ns_per_byte"]
+            .as_f64()
+            .unwrap()
+    };
+    if has_aes {
+        assert!(
+            cpu("TLS_AES_128_GCM_SHA256", "off") > 1.5 * cpu("TLS_AES_128_GCM_SHA256", "on"),
+            "{v:?}"
+        );
+    }
+    let lines = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 4);
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("TLS bulk throughput (seed 004)"));
+    assert!(html.contains("<svg"));
+    let findings = std::fs::read_to_string(dir.join("findings.jsonl")).unwrap();
+    assert!(findings.contains("\"suite\":\"tls-bulk\""), "{findings}");
+    assert!(processes_marked(&mark).is_empty(), "endpoints left running");
+    // `ango report` rebuilds the section from results.jsonl.
+    std::fs::remove_file(dir.join("report.html")).unwrap();
+    ango().arg("report").arg(&dir).assert().success();
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("TLS bulk throughput (seed 004)"));
+
+    rejects(&["tls", "--bulk", "0", "--loopback"], "--bulk");
+    rejects(&["tls", "--bulk", "64XB", "--loopback"], "MiB");
+    rejects(
+        &["tls", "--bulk", "1MiB", "--loopback", "--client-hw", "fast"],
+        "seed000",
+    );
+    rejects(
+        &[
+            "tls",
+            "--bulk",
+            "1MiB",
+            "--loopback",
+            "--suite",
+            "TLS_ROT13",
+        ],
+        "TLS_AES_128_CCM_8_SHA256",
+    );
+    rejects(
+        &["tls", "--bulk", "1MiB", "--loopback", "--groups", "x25519"],
+        "--groups",
+    );
+    rejects(&["tls", "--loopback", "--client-hw", "off"], "--bulk");
+    rejects(
+        &["tls", "--bulk", "1MiB", "--loopback", "--timeout", "0"],
+        "--timeout",
+    );
+}
+
+/// `ango tls --bulk` in the lab: the endpoints in the two namespaces over
+/// the veth pair; interrupted, it keeps what it measured and leaves no
+/// namespace and no endpoint process behind.
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "needs root (network namespaces, veth): scripts/test runs it as root"]
+fn tls_bulk_in_the_lab_leaves_nothing_behind() {
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    assert_eq!(euid, 0, "the TLS lab needs root; run as root");
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ango");
+    let mark = format!("bulk-lab-{}", std::process::id());
+    let out = std::process::Command::new(&bin)
+        .env("ANGO_TEST_MARK", &mark)
+        .args([
+            "tls",
+            "--bulk",
+            "1MiB",
+            "--repeats",
+            "2",
+            "--suite",
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+            "--client-hw",
+            "seed000",
+            "--server-hw",
+            "off",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["link"], "veth");
+    assert_eq!(v[0]["rtt_ms"], 0.0);
+    assert_eq!(v[0]["client_hw"], "seed000");
+    assert!(!v[0]["client_cpu_features"]
+        .as_str()
+        .unwrap()
+        .contains("avx2"));
+    assert!(processes_marked(&mark).is_empty());
+
+    // Interrupted while transferring.
+    let dir = tmp.path().join("bulk");
+    let mut child = std::process::Command::new(&bin)
+        .env("ANGO_TEST_MARK", &mark)
+        .args([
+            "tls",
+            "--bulk",
+            "32MiB",
+            "--repeats",
+            "50",
+            "--client-hw",
+            "on,off",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let t0 = Instant::now();
+    // Both endpoints are up once the server has served a warm-up.
+    while processes_marked(&mark).len() < 3 || lab_namespaces(pid).is_empty() {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no endpoints");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: FFI; sending SIGINT to our own child process.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(lab_namespaces(pid).is_empty(), "{:?}", lab_namespaces(pid));
+    assert!(processes_marked(&mark).is_empty(), "endpoints left running");
+    assert!(dir.join("report.html").exists());
+}

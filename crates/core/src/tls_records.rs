@@ -68,3 +68,68 @@ pub struct SuiteOffer {
     /// The stacks of this ango build that offer it (`openssl`, …).
     pub offered_by: Vec<String>,
 }
+
+/// One (TLS version, cipher suite, client hw, server hw) point of `ango tls
+/// --bulk` (`suite: tls-bulk`): application-data throughput over one TLS
+/// connection per repeat, each endpoint in its own process pinned to its
+/// own core, with its own `OPENSSL_ia32cap`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TlsBulkRecord {
+    pub schema: u32,
+    pub schema_version: u32,
+    /// "tls-bulk".
+    pub suite: String,
+    pub run_id: String,
+    /// `1.2` or `1.3`.
+    pub tls_version: String,
+    /// IANA name, e.g. `TLS_CHACHA20_POLY1305_SHA256`.
+    pub cipher_suite: String,
+    /// Its code point, e.g. `0x1303`.
+    pub cipher_suite_code: String,
+    /// The suite the connection settled on as the client's stack reports
+    /// it (IANA name; equals `cipher_suite`).
+    pub negotiated_suite: String,
+    /// `speed --hw` setting of the client's process: `on`, `off`, `seed000`.
+    pub client_hw: String,
+    pub server_hw: String,
+    /// The CPU features each endpoint's library actually used (read in that
+    /// process after its mask was applied), e.g. `aes-ni pclmulqdq avx2`.
+    pub client_cpu_features: String,
+    pub server_cpu_features: String,
+    /// Application bytes per transfer (one connection per repeat).
+    pub bytes: u64,
+    /// Which way the bytes went: `server-to-client` (the server encrypts,
+    /// the client decrypts, as in a download).
+    pub direction: String,
+    /// Timed transfers (an untimed warm-up transfer precedes the first).
+    pub repeats: u32,
+    /// Median over the repeats of `bytes` ÷ the client's wall time from its
+    /// request to the last byte read.
+    pub bytes_per_second: f64,
+    pub bytes_per_second_q1: f64,
+    pub bytes_per_second_q3: f64,
+    /// Median over the repeats of the client thread's CPU time (user +
+    /// system) during the transfer ÷ `bytes`.
+    pub client_cpu_ns_per_byte: f64,
+    /// The same for the server's thread (its writes of the transfer).
+    pub server_cpu_ns_per_byte: f64,
+    /// The user-space part of those CPU times (the cipher runs there; the
+    /// rest is the kernel's TCP).
+    pub client_user_ns_per_byte: f64,
+    pub server_user_ns_per_byte: f64,
+    /// The cores the two processes were pinned to (equal when the machine
+    /// lets this run use only one).
+    pub client_core: Option<usize>,
+    pub server_core: Option<usize>,
+    /// `loopback` (127.0.0.1, no namespaces) or the lab's link kind
+    /// (`veth`, `veth-netem`, `tun-relay`).
+    pub link: String,
+    /// The emulated round-trip time, 0 when none was asked.
+    pub rtt_ms: f64,
+    /// `openssl` (the TLS stack of each side).
+    pub client_stack: String,
+    pub server_stack: String,
+    pub client_library_version: String,
+    pub server_library_version: String,
+    pub time: String,
+}

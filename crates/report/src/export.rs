@@ -374,6 +374,39 @@ impl Exporter for TlsRecords<'_> {
     }
 }
 
+/// Seed 004's bulk throughput.
+pub struct TlsBulk<'a>(pub &'a [ango_core::TlsBulkRecord]);
+
+impl Exporter for TlsBulk<'_> {
+    fn suite(&self) -> &'static str {
+        "tls-bulk"
+    }
+    fn title(&self) -> &'static str {
+        "TLS bulk throughput (seed 004)"
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn table(&self, _style: &Style) -> String {
+        crate::tls_bulk::text(self.0)
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(self.0)
+    }
+    fn csv(&self) -> String {
+        crate::tls_bulk::csv(self.0)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::tls_bulk::markdown(self.0)
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::tls_bulk::section(self.0)
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        crate::tls_bulk::findings(self.0)
+    }
+}
+
 /// Seed 002's cycle study.
 pub struct Cycles<'a>(pub &'a [ango_core::cycles::CyclesRecord]);
 
@@ -428,6 +461,7 @@ pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
             records: &d.tls_records_records,
             offers: &d.suite_offers,
         }),
+        Box::new(TlsBulk(&d.tls_bulk_records)),
         Box::new(Cycles(&d.cycles_records)),
         Box::new(Ct(&d.ct_records)),
     ]

@@ -23,6 +23,8 @@ pub struct ReportData {
     pub cycles_records: Vec<ango_core::cycles::CyclesRecord>,
     /// Seed 004's record-overhead records (`suite: tls-records`).
     pub tls_records_records: Vec<ango_core::TlsRecordsRecord>,
+    /// Seed 004's bulk-throughput records (`suite: tls-bulk`).
+    pub tls_bulk_records: Vec<ango_core::TlsBulkRecord>,
     /// Seed 004's ChaCha20-Poly1305 suites and which stacks here offer them.
     pub suite_offers: Vec<ango_core::SuiteOffer>,
     /// Lines of events.jsonl (known-answer results, skips, errors).
@@ -517,7 +519,8 @@ pub fn render(data: &ReportData) -> String {
         + d.tls_records.len()
         + d.ct_records.len()
         + d.cycles_records.len()
-        + d.tls_records_records.len();
+        + d.tls_records_records.len()
+        + d.tls_bulk_records.len();
     let mut out = String::new();
     let run_id = d
         .records

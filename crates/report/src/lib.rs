@@ -12,6 +12,7 @@ pub mod html;
 pub mod pk;
 pub mod svg;
 pub mod tls;
+pub mod tls_bulk;
 pub mod tls_records;
 pub mod unit;
 

@@ -355,6 +355,97 @@ pub fn band_chart(c: &Chart) -> String {
     out
 }
 
+/// One bar of a chart: its label, value and colour index.
+pub struct Bar {
+    pub label: String,
+    pub values: Vec<(usize, f64)>,
+}
+
+/// A horizontal grouped bar chart on a linear axis from 0; `series`
+/// names the colours; `mark` draws a labelled vertical line (the L1d size).
+pub fn bar_chart(
+    title: &str,
+    x_label: &str,
+    series: &[&str],
+    bars: &[Bar],
+    mark: Option<(f64, String)>,
+) -> String {
+    let per = series.len().max(1) as f64;
+    let bar_h = 11.0;
+    let group_h = per * bar_h + 8.0;
+    let (ml, mr, mt) = (330.0, 70.0, 46.0);
+    let w = 900.0;
+    let pw = w - ml - mr;
+    let h = mt + group_h * bars.len() as f64 + 44.0;
+    let max = bars
+        .iter()
+        .flat_map(|b| b.values.iter().map(|v| v.1))
+        .chain(mark.as_ref().map(|m| m.0))
+        .fold(0.0f64, f64::max)
+        .max(1.0);
+    let px = |v: f64| ml + v / max * pw;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" font-size="11" role="img"><title>{t}</title><rect width="{w}" height="{h}" fill="white"/><text x="10" y="18" font-size="14" font-weight="bold">{t}</text>"#,
+        t = escape(title)
+    );
+    let mut lx = ml;
+    for (i, s) in series.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<rect x="{lx}" y="28" width="10" height="10" fill="{}"/><text x="{}" y="37">{}</text>"#,
+            PALETTE[i % PALETTE.len()],
+            lx + 14.0,
+            escape(s)
+        );
+        lx += 24.0 + 6.5 * s.chars().count() as f64;
+    }
+    for (g, b) in bars.iter().enumerate() {
+        let y0 = mt + g as f64 * group_h;
+        let _ = write!(
+            out,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+            ml - 6.0,
+            y0 + per * bar_h / 2.0 + 4.0,
+            escape(&b.label)
+        );
+        for (k, &(si, v)) in b.values.iter().enumerate() {
+            let y = y0 + k as f64 * bar_h;
+            let _ = write!(
+                out,
+                r#"<rect x="{ml}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {v:.0}</title></rect><text x="{:.1}" y="{:.1}" font-size="10">{v:.0}</text>"#,
+                (px(v) - ml).max(0.5),
+                bar_h - 1.0,
+                PALETTE[si % PALETTE.len()],
+                escape(series.get(si).copied().unwrap_or("")),
+                px(v) + 3.0,
+                y + bar_h - 2.0
+            );
+        }
+    }
+    let bottom = mt + group_h * bars.len() as f64;
+    let _ = write!(
+        out,
+        r##"<line x1="{ml}" x2="{ml}" y1="{mt}" y2="{bottom}" stroke="#444"/><line x1="{ml}" x2="{}" y1="{bottom}" y2="{bottom}" stroke="#444"/><text x="{}" y="{}" text-anchor="middle">{}</text>"##,
+        ml + pw,
+        ml + pw / 2.0,
+        bottom + 30.0,
+        escape(x_label)
+    );
+    if let Some((v, l)) = mark {
+        let x = px(v);
+        let _ = write!(
+            out,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{mt}" y2="{bottom}" stroke="#d62728" stroke-dasharray="5 3"/><text x="{x:.1}" y="{}" text-anchor="middle" fill="#d62728">{}</text>"##,
+            bottom + 14.0,
+            escape(&l)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -623,7 +623,7 @@ fn setns_net(ns: &File) -> io::Result<()> {
 }
 
 /// Moves the calling thread into the network namespace `name`.
-fn enter_netns(name: &str) -> io::Result<()> {
+pub fn enter_netns(name: &str) -> io::Result<()> {
     setns_net(&open_netns(name)?)
 }
 

@@ -4,6 +4,7 @@
 //! certificates made at run time for every (CA signature, server
 //! signature) pair, and OpenSSL 3.5 endpoints that time each handshake.
 
+pub mod bulk;
 pub mod capture;
 pub mod certs;
 pub mod fuzz_readers;

@@ -1,0 +1,230 @@
+//! `ango tls --bulk SIZE`: seed 004's bulk throughput per cipher suite, with
+//! each endpoint in its own process under its own hardware setting.
+
+use crate::args::{parse_num, TlsArgs};
+use crate::commands::capture_env;
+use ango_core::results::{utc_now, ResultsDir, ENV, RESULTS};
+use ango_core::{Error, Hw, Result, TlsBulkRecord};
+use ango_tls::bulk::{self, BulkSpec};
+use std::time::Duration;
+
+/// Parse a byte count with an optional unit: 4096, 64KiB, 64MiB, 1GiB, 100MB.
+pub fn parse_byte_size(flag: &str, s: &str, max: u64) -> Result<u64> {
+    let bad = || {
+        Error::usage(format!(
+            "invalid {flag} '{s}'; give a byte count like 4096, 16MiB, 64MiB or 1GiB (B, KB, MB, \
+             GB, KiB, MiB, GiB; 1 byte to {} GiB)",
+            max >> 30
+        ))
+    };
+    let t = s.trim();
+    let i = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let v: f64 = t[..i].parse().map_err(|_| bad())?;
+    let mult: f64 = match t[i..].trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad()),
+    };
+    let n = v * mult;
+    if !n.is_finite() || n < 1.0 || n > max as f64 || n.fract() != 0.0 {
+        return Err(bad());
+    }
+    Ok(n as u64)
+}
+
+fn parse_hw(flag: &str, s: &str) -> Result<Vec<Hw>> {
+    Hw::parse_list(s).map_err(|e| Error::usage(format!("{flag}: {e}")))
+}
+
+impl TlsArgs {
+    /// The flags of the handshake matrix, which bulk mode does not use.
+    fn handshake_only(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        for (set, flag) in [
+            (self.groups.is_some(), "--groups"),
+            (self.server_sig.is_some(), "--server-sig"),
+            (self.ca_sig.is_some(), "--ca-sig"),
+            (self.handshakes.is_some(), "--handshakes"),
+            (self.quick, "--quick"),
+            (self.pcap_handshakes != "20", "--pcap-handshakes"),
+        ] {
+            if set {
+                v.push(flag);
+            }
+        }
+        v
+    }
+
+    /// The flags of bulk mode, which the handshake matrix does not use.
+    pub fn bulk_only(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        for (set, flag) in [
+            (self.suite.is_some(), "--suite"),
+            (self.client_hw.is_some(), "--client-hw"),
+            (self.server_hw.is_some(), "--server-hw"),
+            (self.repeats.is_some(), "--repeats"),
+            (self.timeout.is_some(), "--timeout"),
+        ] {
+            if set {
+                v.push(flag);
+            }
+        }
+        v
+    }
+
+    /// Check every bulk option; nothing is written before this succeeds.
+    pub fn bulk_spec(&self, run_id: &str) -> Result<BulkSpec> {
+        let size = self.bulk.as_deref().unwrap_or_default();
+        let bytes = parse_byte_size("--bulk", size, bulk::MAX_BYTES)?;
+        let other = self.handshake_only();
+        if !other.is_empty() {
+            return Err(Error::usage(format!(
+                "{} belong to the handshake matrix, not to --bulk; bulk mode takes --suite, \
+                 --client-hw, --server-hw, --repeats, --timeout and the link flags",
+                other.join(", ")
+            )));
+        }
+        let suites = ango_tls::records::select(self.suite.as_deref())?;
+        let client_hw = parse_hw("--client-hw", self.client_hw.as_deref().unwrap_or("on,off"))?;
+        let server_hw = parse_hw("--server-hw", self.server_hw.as_deref().unwrap_or("on"))?;
+        if (client_hw.iter().chain(&server_hw)).any(|h| *h != Hw::On)
+            && !cfg!(target_arch = "x86_64")
+        {
+            return Err(Error::usage(
+                "--client-hw / --server-hw off and seed000 are OPENSSL_ia32cap masks, which exist \
+                 on x86_64 only; valid here: on",
+            ));
+        }
+        let repeats = match &self.repeats {
+            Some(s) => parse_num("--repeats", s, 1u32, 1000)?,
+            None => bulk::DEFAULT_REPEATS,
+        };
+        let timeout = match &self.timeout {
+            Some(s) => {
+                let t = s.trim().trim_end_matches('s');
+                let v = parse_num("--timeout", t, 0.1f64, 3600.0).map_err(|_| {
+                    Error::usage(format!(
+                        "invalid --timeout '{s}'; give seconds from 0.1 to 3600, e.g. 30s"
+                    ))
+                })?;
+                Duration::from_secs_f64(v)
+            }
+            None => bulk::DEFAULT_TIMEOUT,
+        };
+        match self.format.as_str() {
+            "table" | "json" | "csv" | "md" => {}
+            f => {
+                return Err(Error::usage(format!(
+                    "unknown format '{f}' for --bulk; valid: table, json, csv, md (the report is \
+                     written with --out)"
+                )))
+            }
+        }
+        Ok(BulkSpec {
+            run_id: run_id.into(),
+            suites,
+            bytes,
+            repeats,
+            client_hw,
+            server_hw,
+            link: self.link("0")?,
+            loopback: self.loopback,
+            timeout,
+        })
+    }
+}
+
+pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
+    let (ts, _) = utc_now();
+    let run_id = format!(
+        "{}-{}",
+        ts.replace([':', '-'], ""),
+        ango_harness::env::hostname()
+    );
+    let spec = a.bulk_spec(&run_id)?;
+    if !spec.loopback && !ango_tls::lab::is_root() {
+        return Err(Error::usage(
+            "the TLS lab makes network namespaces and needs root; run as root, or add --loopback \
+             (127.0.0.1, no namespaces, no link emulation)",
+        ));
+    }
+    let dir = match &a.out {
+        Some(p) => Some(ResultsDir::create_new(p)?),
+        None => None,
+    };
+    crate::commands::install_interrupt_handler();
+    crate::commands::clean_stale_labs();
+    let env = capture_env(&run_id);
+    if let Some(d) = &dir {
+        d.write_json(ENV, &env)?;
+    }
+    let started = std::time::Instant::now();
+    let mut out: Vec<TlsBulkRecord> = Vec::new();
+    let result = bulk::run(
+        &spec,
+        &|| ango_harness::measure::stop_requested(),
+        &mut |r| {
+            if let Some(d) = &dir {
+                d.append(RESULTS, &r)?;
+            }
+            eprintln!(
+                "ango: TLS {} {} client hw {} / server hw {}: {:.0} MB/s, client {:.3} ns/B, \
+                 server {:.3} ns/B",
+                r.tls_version,
+                r.cipher_suite,
+                r.client_hw,
+                r.server_hw,
+                r.bytes_per_second / 1e6,
+                r.client_cpu_ns_per_byte,
+                r.server_cpu_ns_per_byte
+            );
+            out.push(r);
+            Ok(())
+        },
+    );
+    let (interrupted, failure) = match result {
+        Ok(i) => (i, None),
+        Err(e) => (false, Some(e)),
+    };
+    let mut notes = crate::commands::interrupted_notes(interrupted);
+    if let Some(e) = &failure {
+        notes.push(format!("the run stopped with an error: {e}"));
+    }
+    let data = ango_report::html::ReportData {
+        env: Some(env),
+        tls_bulk_records: out.clone(),
+        notes,
+        ..Default::default()
+    };
+    if let Some(d) = &dir {
+        crate::commands::write_presentation(d, &data)?;
+    }
+    let format = ango_report::export::Format::parse(&a.format)?;
+    print!(
+        "{}",
+        ango_report::export::render(&data, format, &ango_report::export::Style::default())
+    );
+    eprintln!(
+        "ango: {} points in {:.1} s",
+        out.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if interrupted {
+        eprintln!(
+            "ango: interrupted; the {} points measured so far are kept",
+            out.len()
+        );
+        return Ok(130);
+    }
+    Ok(0)
+}

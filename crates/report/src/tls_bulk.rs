@@ -1,0 +1,491 @@
+//! `ango tls --bulk` as text, Markdown, CSV and its section of the report:
+//! throughput per cipher suite over one TLS connection with each endpoint's
+//! CPU time per byte, per (client hw, server hw) setting, and seed 004's
+//! two speed claims checked against the client's CPU time.
+
+use crate::svg::{bar_chart, escape, Bar};
+use ango_core::finding::Verdict;
+use ango_core::{Finding, TlsBulkRecord};
+use std::fmt::Write as _;
+
+/// The (version, suite) rows, in the order measured.
+fn rows(rs: &[TlsBulkRecord]) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = Vec::new();
+    for r in rs {
+        let k = (r.tls_version.clone(), r.cipher_suite.clone());
+        if !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    v
+}
+
+/// The (client hw, server hw) columns, in the order measured.
+fn settings(rs: &[TlsBulkRecord]) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = Vec::new();
+    for r in rs {
+        let k = (r.client_hw.clone(), r.server_hw.clone());
+        if !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    v
+}
+
+fn label((c, s): &(String, String)) -> String {
+    format!("client {c} / server {s}")
+}
+
+fn find<'a>(
+    rs: &'a [TlsBulkRecord],
+    (v, suite): &(String, String),
+    (c, s): &(String, String),
+) -> Option<&'a TlsBulkRecord> {
+    rs.iter().find(|r| {
+        &r.tls_version == v && &r.cipher_suite == suite && &r.client_hw == c && &r.server_hw == s
+    })
+}
+
+fn mb(x: f64) -> f64 {
+    x / 1e6
+}
+
+fn size(b: u64) -> String {
+    if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
+        format!("{} MiB", b >> 20)
+    } else if b >= 1 << 10 && b.is_multiple_of(1 << 10) {
+        format!("{} KiB", b >> 10)
+    } else {
+        format!("{b} B")
+    }
+}
+
+/// The notes every output carries: what was emulated and how.
+fn notes(rs: &[TlsBulkRecord]) -> Vec<String> {
+    let mut v = Vec::new();
+    let Some(first) = rs.first() else {
+        return v;
+    };
+    v.push(format!(
+        "{} per transfer, {}, one TCP connection per transfer (handshake not timed); median of \
+         {} transfers per point with quartiles, after one untimed warm-up; the suites take turns \
+         within each repeat.",
+        size(first.bytes),
+        first.direction.replace('-', " "),
+        first.repeats
+    ));
+    v.push(format!(
+        "Each endpoint is its own process ({} {} ↔ {} {}) pinned to its own core (client CPU \
+         {}, server CPU {}), over {}{}.",
+        first.client_stack,
+        first.client_library_version,
+        first.server_stack,
+        first.server_library_version,
+        first
+            .client_core
+            .map_or_else(|| "any".into(), |c| c.to_string()),
+        first
+            .server_core
+            .map_or_else(|| "any".into(), |c| c.to_string()),
+        first.link,
+        if first.rtt_ms > 0.0 {
+            format!(" with {} ms emulated RTT", first.rtt_ms)
+        } else {
+            " with no emulated delay".into()
+        }
+    ));
+    if first.client_core.is_some() && first.client_core == first.server_core {
+        v.push("This run may use one CPU only: both endpoints shared it.".into());
+    }
+    if rs
+        .iter()
+        .any(|r| r.client_hw != "on" || r.server_hw != "on")
+    {
+        v.push(
+            "hw off / seed000 emulate an endpoint without AES instructions on this x86 CPU: \
+             that endpoint's process runs with the OPENSSL_ia32cap mask of `speed --hw`, so its \
+             libcrypto uses software AES and GHASH. It is not an ARM client; it is the same \
+             code path a CPU without AES-NI takes."
+                .into(),
+        );
+    }
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for r in rs {
+        for (hw, f) in [
+            (&r.client_hw, &r.client_cpu_features),
+            (&r.server_hw, &r.server_cpu_features),
+        ] {
+            let k = (hw.clone(), f.clone());
+            if !seen.contains(&k) {
+                seen.push(k);
+            }
+        }
+    }
+    for (hw, f) in seen {
+        v.push(format!("hw {hw}: libcrypto used {f}"));
+    }
+    v
+}
+
+/// A suite's record for a setting, by IANA name, TLS 1.3 first.
+fn pick<'a>(rs: &'a [TlsBulkRecord], names: &[&str], client_hw: &str) -> Option<&'a TlsBulkRecord> {
+    names.iter().find_map(|n| {
+        rs.iter()
+            .filter(|r| r.cipher_suite == *n && r.client_hw == client_hw)
+            .min_by_key(|r| u8::from(r.server_hw != "on"))
+    })
+}
+
+const GCM: &[&str] = &[
+    "TLS_AES_128_GCM_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+];
+const CHACHA: &[&str] = &[
+    "TLS_CHACHA20_POLY1305_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+];
+
+/// Seed 004 §3: with AES-NI, AES-GCM is about twice as fast as
+/// ChaCha20-Poly1305 (3.1 vs 1.6 Gbit/s); without AES instructions (ARM),
+/// ChaCha20-Poly1305 is about three times as fast. Judged on the client's
+/// CPU time per byte (what limits a client's throughput), same TLS version.
+pub fn findings(rs: &[TlsBulkRecord]) -> Vec<Finding> {
+    let pair = |hw: &str| {
+        let g = pick(rs, GCM, hw)?;
+        let c = rs.iter().find(|r| {
+            r.client_hw == hw
+                && r.server_hw == g.server_hw
+                && r.tls_version == g.tls_version
+                && CHACHA.contains(&r.cipher_suite.as_str())
+        })?;
+        Some((g, c))
+    };
+    let with = Finding::new(
+        "tls-bulk",
+        "004",
+        "§3",
+        "with AES instructions AES-GCM is faster than ChaCha20-Poly1305 (about twice: 3.1 vs 1.6 \
+         Gbit/s on Haswell)",
+    );
+    let without = Finding::new(
+        "tls-bulk",
+        "004",
+        "§3",
+        "without AES instructions ChaCha20-Poly1305 is about three times as fast as AES-GCM",
+    );
+    let explain = |g: &TlsBulkRecord, c: &TlsBulkRecord| {
+        format!(
+            "client CPU per byte over TLS {} (server hw {}): {} {:.3} ns, {} {:.3} ns (user space \
+             alone {:.3} vs {:.3}); throughput {:.0} vs {:.0} MB/s",
+            g.tls_version,
+            g.server_hw,
+            g.cipher_suite,
+            g.client_cpu_ns_per_byte,
+            c.cipher_suite,
+            c.client_cpu_ns_per_byte,
+            g.client_user_ns_per_byte,
+            c.client_user_ns_per_byte,
+            mb(g.bytes_per_second),
+            mb(c.bytes_per_second)
+        )
+    };
+    let a = match pair("on") {
+        Some((g, c)) => {
+            let ratio = c.client_cpu_ns_per_byte / g.client_cpu_ns_per_byte;
+            with.value(ratio, "× (ChaCha20-Poly1305 ÷ AES-GCM client CPU per byte)")
+                .verdict(if ratio > 1.0 {
+                    Verdict::Holds
+                } else {
+                    Verdict::DoesNotHold
+                })
+                .explain(explain(g, c))
+        }
+        None => with.explain("needs AES-128-GCM and ChaCha20-Poly1305 with client hw on"),
+    };
+    let b = match pair("off").or_else(|| pair("seed000")) {
+        Some((g, c)) => {
+            let ratio = g.client_cpu_ns_per_byte / c.client_cpu_ns_per_byte;
+            without
+                .value(ratio, "× (AES-GCM ÷ ChaCha20-Poly1305 client CPU per byte)")
+                .verdict(if ratio >= 2.0 {
+                    Verdict::Holds
+                } else {
+                    Verdict::DoesNotHold
+                })
+                .explain(format!(
+                    "{}; the client without AES instructions is emulated (hw {}), judged as \
+                     holding from 2×",
+                    explain(g, c),
+                    g.client_hw
+                ))
+        }
+        None => without.explain(
+            "needs AES-128-GCM and ChaCha20-Poly1305 with client hw off or seed000 (--client-hw \
+             on,off)",
+        ),
+    };
+    vec![a, b]
+}
+
+fn rate_cell(r: Option<&TlsBulkRecord>) -> String {
+    r.map_or_else(
+        || "-".into(),
+        |r| {
+            format!(
+                "{:.0} [{:.0}–{:.0}]",
+                mb(r.bytes_per_second),
+                mb(r.bytes_per_second_q1),
+                mb(r.bytes_per_second_q3)
+            )
+        },
+    )
+}
+
+fn cpu_cell(r: Option<&TlsBulkRecord>) -> String {
+    r.map_or_else(
+        || "-".into(),
+        |r| {
+            format!(
+                "{:.3} / {:.3}",
+                r.client_cpu_ns_per_byte, r.server_cpu_ns_per_byte
+            )
+        },
+    )
+}
+
+/// The terminal tables.
+pub fn text(rs: &[TlsBulkRecord]) -> String {
+    let mut s = String::new();
+    let cols = settings(rs);
+    let table = |s: &mut String, title: &str, cell: &dyn Fn(Option<&TlsBulkRecord>) -> String| {
+        let _ = writeln!(s, "{title}");
+        let _ = write!(s, "{:<4} {:<46}", "TLS", "cipher suite");
+        for c in &cols {
+            let _ = write!(s, " {:>26}", label(c));
+        }
+        s.push('\n');
+        for row in rows(rs) {
+            let _ = write!(s, "{:<4} {:<46}", row.0, row.1);
+            for c in &cols {
+                let _ = write!(s, " {:>26}", cell(find(rs, &row, c)));
+            }
+            s.push('\n');
+        }
+    };
+    table(
+        &mut s,
+        "CPU time per byte, client / server (ns/B, median; the main figure):",
+        &cpu_cell,
+    );
+    s.push('\n');
+    table(&mut s, "Throughput (MB/s, median [quartiles]):", &rate_cell);
+    for n in notes(rs) {
+        let _ = writeln!(s, "  {n}");
+    }
+    let _ = writeln!(s, "\nSeed 004's findings, checked here:");
+    s.push_str(&crate::findings::text(&findings(rs)));
+    s
+}
+
+/// The report's section, or nothing without records.
+pub fn section(rs: &[TlsBulkRecord]) -> String {
+    if rs.is_empty() {
+        return String::new();
+    }
+    let cols = settings(rs);
+    let mut out = String::from(
+        "<h2>TLS bulk throughput (seed 004)</h2><p>Application data over one TLS connection \
+         per cipher suite, each endpoint in its own process with its own hardware setting; the \
+         client's CPU time per byte is what a client without AES instructions pays.</p>",
+    );
+    out.push_str(&crate::findings::html(&findings(rs)));
+    let names: Vec<String> = cols.iter().map(label).collect();
+    let series: Vec<&str> = names.iter().map(String::as_str).collect();
+    let bars = |f: &dyn Fn(&TlsBulkRecord) -> f64| -> Vec<Bar> {
+        rows(rs)
+            .iter()
+            .map(|row| Bar {
+                label: format!("TLS {} {}", row.0, row.1.trim_start_matches("TLS_")),
+                values: cols
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, c)| find(rs, row, c).map(|r| (i, f(r))))
+                    .collect(),
+            })
+            .collect()
+    };
+    let _ = write!(
+        out,
+        "<figure>{}<figcaption>Median throughput of one connection per suite and hardware \
+         setting.</figcaption></figure><figure>{}<figcaption>The client's CPU time per \
+         megabyte (user + system; the kernel's TCP is in it too).</figcaption></figure>",
+        bar_chart(
+            "TLS bulk throughput, MB/s",
+            "MB/s (median)",
+            &series,
+            &bars(&|r| mb(r.bytes_per_second)),
+            None
+        ),
+        bar_chart(
+            "Client CPU time per MB, µs",
+            "µs of client CPU per MB (median)",
+            &series,
+            &bars(&|r| r.client_cpu_ns_per_byte * 1e3),
+            None
+        )
+    );
+    out.push_str("<table><tr><th>TLS</th><th>cipher suite</th>");
+    for c in &cols {
+        let _ = write!(
+            out,
+            "<th>{}<br>MB/s [quartiles]; CPU ns/B client / server</th>",
+            escape(&label(c))
+        );
+    }
+    out.push_str("</tr>");
+    for row in rows(rs) {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td>",
+            escape(&row.0),
+            escape(&row.1)
+        );
+        for c in &cols {
+            let r = find(rs, &row, c);
+            let _ = write!(
+                out,
+                "<td class=\"n\">{}; {}</td>",
+                escape(&rate_cell(r)),
+                escape(&cpu_cell(r))
+            );
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table><ul>");
+    for n in notes(rs) {
+        let _ = write!(out, "<li>{}</li>", escape(&n));
+    }
+    out.push_str("</ul>");
+    out
+}
+
+const CSV_HEADER: &str = "tls_version,cipher_suite,cipher_suite_code,client_hw,server_hw,bytes,repeats,bytes_per_second,bytes_per_second_q1,bytes_per_second_q3,client_cpu_ns_per_byte,server_cpu_ns_per_byte,client_user_ns_per_byte,server_user_ns_per_byte,link,client_stack,server_stack";
+
+pub fn csv(rs: &[TlsBulkRecord]) -> String {
+    let mut out = format!("{CSV_HEADER}\n");
+    for r in rs {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{:.0},{:.0},{:.0},{:.4},{:.4},{:.4},{:.4},{},{},{}",
+            r.tls_version,
+            r.cipher_suite,
+            r.cipher_suite_code,
+            r.client_hw,
+            r.server_hw,
+            r.bytes,
+            r.repeats,
+            r.bytes_per_second,
+            r.bytes_per_second_q1,
+            r.bytes_per_second_q3,
+            r.client_cpu_ns_per_byte,
+            r.server_cpu_ns_per_byte,
+            r.client_user_ns_per_byte,
+            r.server_user_ns_per_byte,
+            r.link,
+            r.client_stack,
+            r.server_stack
+        );
+    }
+    out
+}
+
+pub fn markdown(rs: &[TlsBulkRecord]) -> String {
+    let cols = settings(rs);
+    let mut out = String::from("| TLS | cipher suite |");
+    for c in &cols {
+        let _ = write!(out, " {} MB/s; CPU ns/B c/s |", label(c));
+    }
+    out.push_str("\n|---|---|");
+    for _ in &cols {
+        out.push_str("--:|");
+    }
+    out.push('\n');
+    for row in rows(rs) {
+        let _ = write!(out, "| {} | {} |", row.0, row.1);
+        for c in &cols {
+            let r = find(rs, &row, c);
+            let _ = write!(out, " {}; {} |", rate_cell(r), cpu_cell(r));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(suite: &str, chw: &str, rate: f64, ccpu: f64) -> TlsBulkRecord {
+        TlsBulkRecord {
+            schema: 2,
+            schema_version: 2,
+            suite: "tls-bulk".into(),
+            run_id: "r".into(),
+            tls_version: "1.3".into(),
+            cipher_suite: suite.into(),
+            cipher_suite_code: "0x1301".into(),
+            negotiated_suite: suite.into(),
+            client_hw: chw.into(),
+            server_hw: "on".into(),
+            client_cpu_features: "ssse3 avx".into(),
+            server_cpu_features: "aes-ni pclmulqdq".into(),
+            bytes: 64 << 20,
+            direction: "server-to-client".into(),
+            repeats: 5,
+            bytes_per_second: rate,
+            bytes_per_second_q1: rate * 0.9,
+            bytes_per_second_q3: rate * 1.1,
+            client_cpu_ns_per_byte: ccpu,
+            server_cpu_ns_per_byte: 0.5,
+            client_user_ns_per_byte: ccpu * 0.8,
+            server_user_ns_per_byte: 0.4,
+            client_core: Some(0),
+            server_core: Some(1),
+            link: "veth".into(),
+            rtt_ms: 0.0,
+            client_stack: "openssl".into(),
+            server_stack: "openssl".into(),
+            client_library_version: "OpenSSL 3.5".into(),
+            server_library_version: "OpenSSL 3.5".into(),
+            time: String::new(),
+        }
+    }
+
+    #[test]
+    fn seed_004_claims_and_tables() {
+        let gcm = "TLS_AES_128_GCM_SHA256";
+        let cc = "TLS_CHACHA20_POLY1305_SHA256";
+        let rs = vec![
+            rec(gcm, "on", 2.0e9, 0.5),
+            rec(cc, "on", 1.0e9, 1.0),
+            rec(gcm, "off", 0.2e9, 6.0),
+            rec(cc, "off", 1.0e9, 1.5),
+        ];
+        let f = findings(&rs);
+        assert_eq!(f[0].verdict, Verdict::Holds);
+        assert_eq!(f[0].value, Some(2.0));
+        assert_eq!(f[1].verdict, Verdict::Holds);
+        assert_eq!(f[1].value, Some(4.0));
+        let t = text(&rs);
+        assert!(t.contains("client off / server on"), "{t}");
+        assert!(t.contains("2000 [1800–2200]"), "{t}");
+        assert!(t.contains("6.000 / 0.500"), "{t}");
+        assert!(t.contains("emulate an endpoint without AES"), "{t}");
+        assert!(section(&rs).contains("<svg"));
+        assert_eq!(csv(&rs).lines().count(), 5);
+        let mut slow = rs.clone();
+        slow[2].client_cpu_ns_per_byte = 2.0;
+        assert_eq!(findings(&slow)[1].verdict, Verdict::DoesNotHold);
+        assert_eq!(findings(&rs[..2])[1].verdict, Verdict::NotMeasurable);
+    }
+}
