@@ -45,6 +45,9 @@ pub enum Cmd {
     /// Seed 004's record overhead: wire bytes of one TLS record per cipher suite and length.
     #[command(name = "tls-records")]
     TlsRecords(TlsRecordsArgs),
+    /// Seed 004's negotiation matrix: client profiles × server cipher-suite policies × TLS versions.
+    #[command(name = "tls-policy")]
+    TlsPolicy(TlsPolicyArgs),
     /// Internal: measure in a child process with a different environment.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -71,6 +74,39 @@ pub struct TlsRecordsArgs {
     pub format: String,
     /// Write a results directory here (results.jsonl with `suite: tls-records`, env.json,
     /// the report, and as root the pcap files and key log).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct TlsPolicyArgs {
+    /// Client profiles, comma-separated, or all: aes-first, chacha-first, openssl-default.
+    #[arg(long, value_name = "LIST")]
+    pub client: Option<String>,
+    /// Server policies, comma-separated, or all: client-order, server-aes-first,
+    /// server-chacha-first, server-aes-first+prioritize-chacha.
+    #[arg(long, value_name = "LIST")]
+    pub server: Option<String>,
+    /// TLS versions: 1.2, 1.3 or both (default both).
+    #[arg(long = "tls-version", value_name = "LIST")]
+    pub tls_version: Option<String>,
+    /// Bytes per transfer of the bulk measurement behind the costs (default 16MiB).
+    #[arg(long, value_name = "SIZE")]
+    pub bulk: Option<String>,
+    /// Timed transfers per suite of that measurement (default 3).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub repeats: Option<String>,
+    /// Take the costs from the tls-bulk records of this results directory instead.
+    #[arg(long = "costs-from", value_name = "DIR")]
+    pub costs_from: Option<std::path::PathBuf>,
+    /// Negotiate only; no costs.
+    #[arg(long = "no-cost")]
+    pub no_cost: bool,
+    /// table, json, csv or md.
+    #[arg(long, default_value = "table")]
+    pub format: String,
+    /// Write a results directory here (results.jsonl with `suite: tls-policy` and the
+    /// `tls-bulk` records behind the costs, env.json, the report).
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
 }

@@ -52,6 +52,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Ct(a) => ct_cmd(&a),
         Cmd::Cycles(a) => crate::cycles::cycles_cmd(&a),
         Cmd::TlsRecords(a) => crate::tls_records::tls_records_cmd(&a),
+        Cmd::TlsPolicy(a) => crate::tls_policy::tls_policy_cmd(&a),
         Cmd::TlsEndpoint => ango_tls::bulk::endpoint_main(),
         Cmd::CtWorker { id } => ango_study::ct::memcheck_worker(&id).map(|()| 0),
     }
@@ -377,6 +378,7 @@ fn report_data(env: Option<EnvInfo>, sink: &ParentSink, interrupted: bool) -> Re
         cycles_records: Vec::new(),
         tls_records_records: Vec::new(),
         tls_bulk_records: Vec::new(),
+        tls_policy_records: Vec::new(),
         suite_offers: Vec::new(),
         events: sink.events.clone(),
         notes,
@@ -419,6 +421,7 @@ struct Loaded {
     cycles: Vec<ango_core::cycles::CyclesRecord>,
     tls_records: Vec<ango_core::TlsRecordsRecord>,
     tls_bulk: Vec<ango_core::TlsBulkRecord>,
+    tls_policy: Vec<ango_core::TlsPolicyRecord>,
     notes: Vec<String>,
 }
 
@@ -432,6 +435,7 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         cycles: Vec::new(),
         tls_records: Vec::new(),
         tls_bulk: Vec::new(),
+        tls_policy: Vec::new(),
         notes: Vec::new(),
     };
     let mut bad = lines.bad_lines.clone();
@@ -455,6 +459,10 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
         } else if v["suite"] == "tls-bulk" {
             serde_json::from_value::<ango_core::TlsBulkRecord>(v)
                 .map(|r| out.tls_bulk.push(r))
+                .is_ok()
+        } else if v["suite"] == "tls-policy" {
+            serde_json::from_value::<ango_core::TlsPolicyRecord>(v)
+                .map(|r| out.tls_policy.push(r))
                 .is_ok()
         } else if v["suite"] == "cycles" {
             serde_json::from_value::<ango_core::cycles::CyclesRecord>(v)
@@ -665,6 +673,7 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
         },
         tls_records_records: loaded.tls_records,
         tls_bulk_records: loaded.tls_bulk,
+        tls_policy_records: loaded.tls_policy,
         pk_samples: pk_samples.items,
         events: events.items,
         notes,

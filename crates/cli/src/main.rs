@@ -7,6 +7,7 @@ mod commands;
 mod cycles;
 mod sink;
 mod tls_bulk;
+mod tls_policy;
 mod tls_records;
 
 use clap::Parser;

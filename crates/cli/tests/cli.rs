@@ -1973,3 +1973,87 @@ fn tls_bulk_in_the_lab_leaves_nothing_behind() {
     assert!(processes_marked(&mark).is_empty(), "endpoints left running");
     assert!(dir.join("report.html").exists());
 }
+
+/// `ango tls-policy`: the negotiation matrix by real handshakes, seed 004
+/// §6.2's claim, costs from the bulk measurement of the same run (its
+/// records kept beside), `--costs-from` another run, and bad input.
+#[test]
+fn tls_policy_negotiates_and_prices_each_cell() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("pol");
+    let out = ango()
+        .args([
+            "tls-policy",
+            "--client",
+            "aes-first,chacha-first",
+            "--bulk",
+            "1MiB",
+            "--repeats",
+            "2",
+            "--format",
+            "json",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.len(), 2 * 2 * 4);
+    let agreed = |ver: &str, c: &str, p: &str| {
+        let r = v
+            .iter()
+            .find(|r| {
+                r["tls_version"] == ver && r["client_profile"] == c && r["server_policy"] == p
+            })
+            .unwrap();
+        assert!(r["client_cost_ns_per_byte"].as_f64().unwrap() > 0.0, "{r}");
+        r["negotiated_suite"].as_str().unwrap().to_string()
+    };
+    for ver in ["1.2", "1.3"] {
+        let cc = agreed(ver, "chacha-first", "server-chacha-first");
+        assert!(cc.contains("CHACHA20"), "{cc}");
+        assert_eq!(cc, agreed(ver, "aes-first", "server-chacha-first"));
+        assert!(agreed(ver, "chacha-first", "server-aes-first").contains("AES_128_GCM"));
+        assert_eq!(
+            agreed(ver, "chacha-first", "server-aes-first+prioritize-chacha"),
+            cc
+        );
+    }
+    let r = &v[0];
+    assert_eq!(r["suite"], "tls-policy");
+    assert!(!r["client_offer"].as_array().unwrap().is_empty());
+    assert_documented("TLS policy record fields", r);
+    let lines = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let bulk = lines.lines().filter(|l| l.contains("\"tls-bulk\"")).count();
+    assert_eq!(bulk, 6 * 2, "six suites, client hw on and off");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("TLS cipher-suite policies (seed 004 §6)"));
+    assert!(html.contains("TLS bulk throughput (seed 004)"));
+    let findings = std::fs::read_to_string(dir.join("findings.jsonl")).unwrap();
+    assert!(findings.contains("§6.2"), "{findings}");
+
+    // The costs of another run.
+    let text = ango()
+        .args(["tls-policy", "--tls-version", "1.3", "--costs-from"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    let t = String::from_utf8_lossy(&text.stdout);
+    assert!(t.contains("ns/B") && t.contains("[holds]"), "{t}");
+
+    rejects(&["tls-policy", "--client", "arm"], "chacha-first");
+    rejects(&["tls-policy", "--server", "random"], "prioritize-chacha");
+    rejects(&["tls-policy", "--tls-version", "1.1"], "1.2, 1.3");
+    rejects(&["tls-policy", "--no-cost", "--bulk", "1MiB"], "--bulk");
+    rejects(
+        &["tls-policy", "--costs-from", "/nonexistent-ango-dir"],
+        "nonexistent",
+    );
+}

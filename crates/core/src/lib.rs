@@ -31,5 +31,5 @@ pub use record::{
     TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
 };
 pub use stats::Stats;
-pub use tls_records::{SuiteOffer, TlsBulkRecord, TlsRecordsRecord};
+pub use tls_records::{SuiteOffer, TlsBulkRecord, TlsPolicyRecord, TlsRecordsRecord};
 pub use traits::{Aead, Backend, BlockOps, Cipher, Unavailable};

@@ -133,3 +133,76 @@ pub struct TlsBulkRecord {
     pub server_library_version: String,
     pub time: String,
 }
+
+/// One handshake of `ango tls-policy` (`suite: tls-policy`): which cipher
+/// suite a client profile and a server policy settle on in one TLS
+/// version, and what that suite costs that client per byte.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TlsPolicyRecord {
+    pub schema: u32,
+    pub schema_version: u32,
+    /// "tls-policy".
+    pub suite: String,
+    pub run_id: String,
+    /// `aes-first`, `chacha-first` or `openssl-default`.
+    pub client_profile: String,
+    /// The suites of the client's ClientHello in its order (IANA names, as
+    /// the server's ClientHello callback read them).
+    pub client_offer: Vec<String>,
+    /// `client-order`, `server-aes-first`, `server-chacha-first` or
+    /// `server-aes-first+prioritize-chacha`.
+    pub server_policy: String,
+    /// The server's suites in its order (IANA names).
+    pub server_order: Vec<String>,
+    /// The OpenSSL options behind the policy: `cipher-server-preference`,
+    /// `prioritize-chacha`.
+    pub server_options: Vec<String>,
+    /// `1.2` or `1.3`.
+    pub tls_version: String,
+    /// The suite the handshake settled on (IANA name).
+    pub negotiated_suite: String,
+    /// The hardware setting the client profile stands for (`on`: a client
+    /// with AES instructions, `off`: one without).
+    pub client_hw: String,
+    /// The client's CPU time per byte for the negotiated suite under
+    /// `client_hw`, from the bulk measurement named in `cost_source`
+    /// (none if that suite was not measured).
+    pub client_cost_ns_per_byte: Option<f64>,
+    /// The cheapest suite this client could have had among those both
+    /// sides offer, and its cost.
+    pub best_suite: Option<String>,
+    pub best_cost_ns_per_byte: Option<f64>,
+    /// Where the costs come from, e.g. `tls --bulk 16 MiB × 3 in this run`.
+    pub cost_source: String,
+    pub client_stack: String,
+    pub server_stack: String,
+    pub client_library_version: String,
+    pub server_library_version: String,
+    pub time: String,
+}
+
+/// BoringSSL's equal-preference rule (kept by AWS-LC's libssl) for the
+/// server list `[AES-128-GCM|CHACHA20-POLY1305]:AES-256-GCM` that seed 004
+/// §6.3 inferred at Google's front end, applied to a client's offer (IANA
+/// names in its order) in TLS `version` (`1.2`: the ECDHE-ECDSA suites):
+/// the group comes first and within it the client's order decides; then
+/// AES-256-GCM. `None` if the offer has none of them.
+pub fn equal_preference(version: &str, offer: &[String]) -> Option<&'static str> {
+    let (a128, chacha, a256) = if version == "1.2" {
+        (
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+        )
+    } else {
+        (
+            "TLS_AES_128_GCM_SHA256",
+            "TLS_CHACHA20_POLY1305_SHA256",
+            "TLS_AES_256_GCM_SHA384",
+        )
+    };
+    offer
+        .iter()
+        .find_map(|o| [a128, chacha].into_iter().find(|g| *g == o.as_str()))
+        .or_else(|| offer.iter().any(|o| o == a256).then_some(a256))
+}

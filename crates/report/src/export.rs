@@ -407,6 +407,39 @@ impl Exporter for TlsBulk<'_> {
     }
 }
 
+/// Seed 004's negotiation matrix.
+pub struct TlsPolicy<'a>(pub &'a [ango_core::TlsPolicyRecord]);
+
+impl Exporter for TlsPolicy<'_> {
+    fn suite(&self) -> &'static str {
+        "tls-policy"
+    }
+    fn title(&self) -> &'static str {
+        "TLS cipher-suite policies (seed 004)"
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn table(&self, _style: &Style) -> String {
+        crate::tls_policy::text(self.0)
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(self.0)
+    }
+    fn csv(&self) -> String {
+        crate::tls_policy::csv(self.0)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::tls_policy::markdown(self.0)
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::tls_policy::section(self.0)
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        crate::tls_policy::findings(self.0)
+    }
+}
+
 /// Seed 002's cycle study.
 pub struct Cycles<'a>(pub &'a [ango_core::cycles::CyclesRecord]);
 
@@ -462,6 +495,7 @@ pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
             offers: &d.suite_offers,
         }),
         Box::new(TlsBulk(&d.tls_bulk_records)),
+        Box::new(TlsPolicy(&d.tls_policy_records)),
         Box::new(Cycles(&d.cycles_records)),
         Box::new(Ct(&d.ct_records)),
     ]

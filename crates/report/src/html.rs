@@ -25,6 +25,8 @@ pub struct ReportData {
     pub tls_records_records: Vec<ango_core::TlsRecordsRecord>,
     /// Seed 004's bulk-throughput records (`suite: tls-bulk`).
     pub tls_bulk_records: Vec<ango_core::TlsBulkRecord>,
+    /// Seed 004's negotiation matrix (`suite: tls-policy`).
+    pub tls_policy_records: Vec<ango_core::TlsPolicyRecord>,
     /// Seed 004's ChaCha20-Poly1305 suites and which stacks here offer them.
     pub suite_offers: Vec<ango_core::SuiteOffer>,
     /// Lines of events.jsonl (known-answer results, skips, errors).
@@ -520,7 +522,8 @@ pub fn render(data: &ReportData) -> String {
         + d.ct_records.len()
         + d.cycles_records.len()
         + d.tls_records_records.len()
-        + d.tls_bulk_records.len();
+        + d.tls_bulk_records.len()
+        + d.tls_policy_records.len();
     let mut out = String::new();
     let run_id = d
         .records

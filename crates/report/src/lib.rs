@@ -13,6 +13,7 @@ pub mod pk;
 pub mod svg;
 pub mod tls;
 pub mod tls_bulk;
+pub mod tls_policy;
 pub mod tls_records;
 pub mod unit;
 

@@ -11,6 +11,7 @@ pub mod fuzz_readers;
 pub mod handshake;
 pub mod lab;
 pub mod link;
+pub mod policy;
 pub mod probe;
 pub mod records;
 pub mod run;
