@@ -157,13 +157,13 @@ fn ia32cap_words() -> [u32; 4] {
     unsafe { std::ptr::addr_of!(aws_lc_0_47_0_OPENSSL_ia32cap_P).read_volatile() }
 }
 
-/// The capability words as `OPENSSL_ia32cap` would spell them, and the
-/// features among them that choose AWS-LC's AES-GCM and ChaCha20 code.
+/// The features that choose AWS-LC's AES-GCM and ChaCha20 code which
+/// AWS-LC uses, as its capability words say after `OPENSSL_ia32cap`.
 #[cfg(target_arch = "x86_64")]
-fn cpu_view() -> Option<String> {
+pub fn ia32cap_features() -> Vec<&'static str> {
     let w = ia32cap_words();
     let bit = |word: usize, b: u32| w[word] >> b & 1 == 1;
-    let feats: Vec<&str> = [
+    [
         ("aes-ni", bit(1, 25)),
         ("pclmulqdq", bit(1, 1)),
         ("ssse3", bit(1, 9)),
@@ -177,14 +177,26 @@ fn cpu_view() -> Option<String> {
     .iter()
     .filter(|(_, on)| *on)
     .map(|(n, _)| *n)
-    .collect();
+    .collect()
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn ia32cap_features() -> Vec<&'static str> {
+    Vec::new()
+}
+
+/// The capability words as `OPENSSL_ia32cap` would spell them, and the
+/// features among them that choose AWS-LC's AES-GCM and ChaCha20 code.
+#[cfg(target_arch = "x86_64")]
+fn cpu_view() -> Option<String> {
+    let w = ia32cap_words();
     Some(format!(
         "0x{:08x}{:08x}:0x{:08x}{:08x} [{}]",
         w[1],
         w[0],
         w[3],
         w[2],
-        feats.join(",")
+        ia32cap_features().join(",")
     ))
 }
 

@@ -279,6 +279,12 @@ pub struct TlsArgs {
     /// the results directory (the first ones; every handshake is analysed), or all.
     #[arg(long = "pcap-handshakes", value_name = "N|all", default_value = "20")]
     pub pcap_handshakes: String,
+    /// The client's TLS stack(s): openssl, rustls, or both (every pairing with --server-stack).
+    #[arg(long = "client-stack", value_name = "LIST")]
+    pub client_stack: Option<String>,
+    /// The server's TLS stack(s): openssl, rustls, or both.
+    #[arg(long = "server-stack", value_name = "LIST")]
+    pub server_stack: Option<String>,
     /// Bulk mode (seed 004): send this many application bytes over one TLS connection per
     /// suite and repeat, e.g. 64MiB, and report CPU time per byte on each side and MB/s.
     #[arg(long, value_name = "SIZE")]
@@ -357,6 +363,12 @@ impl TlsArgs {
             None => 1000,
         };
         let link = self.link("1ms")?;
+        let stacks = |flag: &str, v: &Option<String>| match v {
+            Some(s) => ango_tls::rustls_stack::Stack::parse_list(flag, s),
+            None => Ok(vec![ango_tls::rustls_stack::Stack::OpenSsl]),
+        };
+        let client_stacks = stacks("--client-stack", &self.client_stack)?;
+        let server_stacks = stacks("--server-stack", &self.server_stack)?;
         ango_report::export::Format::parse(&self.format)?;
         Ok(run::TlsSpec {
             run_id: run_id.to_string(),
@@ -365,6 +377,8 @@ impl TlsArgs {
             ca_sigs,
             handshakes,
             link,
+            client_stacks,
+            server_stacks,
             loopback: self.loopback,
             capture: !self.no_capture,
             capture_dir: self.out.clone(),

@@ -365,9 +365,19 @@ pub(crate) fn interrupted_notes(interrupted: bool) -> Vec<String> {
     }
 }
 
+/// The notes among a run's events (combinations a TLS stack lacks).
+fn event_notes(events: &[serde_json::Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "note")
+        .filter_map(|e| e["message"].as_str().map(String::from))
+        .collect()
+}
+
 /// What a run presents: its records, events and notes.
 fn report_data(env: Option<EnvInfo>, sink: &ParentSink, interrupted: bool) -> ReportData {
-    let notes = interrupted_notes(interrupted);
+    let mut notes = interrupted_notes(interrupted);
+    notes.extend(event_notes(&sink.events));
     ReportData {
         env,
         records: sink.records.clone(),
@@ -519,6 +529,26 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     let host = ango_harness::env::hostname();
     let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
     let spec = a.spec(&run_id)?;
+    if ango_study::tls::combinations(&spec) == 0 {
+        let why = spec
+            .client_stacks
+            .iter()
+            .flat_map(|&c| spec.server_stacks.iter().map(move |&s| (c, s)))
+            .find_map(|(c, s)| {
+                ango_tls::run::unsupported(
+                    c,
+                    s,
+                    spec.groups[0],
+                    spec.server_sigs[0],
+                    spec.ca_sigs[0],
+                )
+            })
+            .unwrap_or_default();
+        return Err(Error::usage(format!(
+            "nothing in this request can run: {why}; rustls offers x25519, ml-kem-768, \
+             ml-kem-1024 and x25519mlkem768 with rsa, p-256, ed25519 and ml-dsa certificates"
+        )));
+    }
     let format = Format::parse(&a.format)?;
     // SAFETY: geteuid has no preconditions.
     if !spec.loopback && unsafe { libc::geteuid() } != 0 {
@@ -659,6 +689,8 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
     for n in &notes {
         eprintln!("note: {n}");
     }
+    let mut notes = notes;
+    notes.extend(event_notes(&events.items));
     let data = ReportData {
         env,
         records: loaded.speed,

@@ -211,6 +211,10 @@ impl Sink for ParentSink {
                 self.say(&line);
                 self.log_event(e)?;
             }
+            ref e @ Event::Note { ref message, .. } => {
+                self.say(&format!("note: {message}"));
+                self.log_event(e)?;
+            }
             ref e @ Event::Skip {
                 ref backend,
                 algorithm,

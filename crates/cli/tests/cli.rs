@@ -2057,3 +2057,165 @@ fn tls_policy_negotiates_and_prices_each_cell() {
         "nonexistent",
     );
 }
+
+/// `ango tls` with both stacks on each side: every pairing measured in one
+/// run with its stacks and versions in the record; what rustls lacks is
+/// skipped with a note; a request of which nothing can run is an error.
+#[test]
+fn tls_pairs_openssl_and_rustls() {
+    let out = ango()
+        .args([
+            "tls",
+            "--loopback",
+            "--no-capture",
+            "--handshakes",
+            "5",
+            "--groups",
+            "x25519mlkem768,ml-kem-512",
+            "--server-sig",
+            "ml-dsa-44",
+            "--ca-sig",
+            "p-256",
+            "--client-stack",
+            "both",
+            "--server-stack",
+            "openssl,rustls",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    // x25519mlkem768 in all four pairings, ml-kem-512 with OpenSSL only.
+    assert_eq!(v.len(), 5);
+    let mut pairs: Vec<String> = Vec::new();
+    for r in &v {
+        assert_eq!(r["failures"], 0, "{r}");
+        assert_eq!(r["handshakes"], 5);
+        let p = format!("{}-{}", r["client_stack"], r["server_stack"]);
+        for side in ["client", "server"] {
+            let stack = r[format!("{side}_stack")].as_str().unwrap();
+            let version = r[format!("{side}_library_version")].as_str().unwrap();
+            match stack {
+                "openssl" => assert!(version.starts_with("OpenSSL 3.5"), "{version}"),
+                "rustls" => assert!(version.starts_with("rustls 0.23"), "{version}"),
+                s => panic!("stack {s}"),
+            }
+        }
+        if r["group"] == "ml-kem-512" {
+            assert_eq!(p, "\"openssl\"-\"openssl\"");
+        } else {
+            pairs.push(p);
+        }
+    }
+    pairs.sort();
+    pairs.dedup();
+    assert_eq!(pairs.len(), 4);
+    assert_eq!(
+        err.matches("note: skipped").count(),
+        3,
+        "three pairings lack ml-kem-512: {err}"
+    );
+    let table = ango()
+        .args([
+            "tls",
+            "--loopback",
+            "--no-capture",
+            "--handshakes",
+            "3",
+            "--groups",
+            "x25519",
+            "--server-sig",
+            "p-256",
+            "--ca-sig",
+            "p-256",
+            "--client-stack",
+            "both",
+        ])
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&table.stdout);
+    assert!(t.contains("Stack comparison"), "{t}");
+    assert!(t.contains("rustls → openssl"), "{t}");
+    rejects(
+        &[
+            "tls",
+            "--loopback",
+            "--groups",
+            "ml-kem-512",
+            "--client-stack",
+            "rustls",
+        ],
+        "ml-kem-512",
+    );
+    rejects(
+        &["tls", "--loopback", "--client-stack", "gnutls"],
+        "openssl, rustls",
+    );
+}
+
+/// rustls in the lab: its handshakes are captured in both namespaces and
+/// opened with the key log rustls wrote, so every one gets a complete wire
+/// timeline like OpenSSL's; the pcaps are named by the stacks.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs root (network namespaces, veth, AF_PACKET): scripts/test runs it as root"]
+fn tls_rustls_handshakes_are_timed_on_the_wire() {
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    assert_eq!(euid, 0, "the TLS lab needs root; run as root");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tls");
+    let out = ango()
+        .args([
+            "tls",
+            "--handshakes",
+            "10",
+            "--groups",
+            "x25519mlkem768",
+            "--server-sig",
+            "ml-dsa-44",
+            "--ca-sig",
+            "p-256",
+            "--client-stack",
+            "both",
+            "--server-stack",
+            "both",
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.len(), 4);
+    for r in &v {
+        assert_eq!(r["failures"], 0, "{r}");
+        assert_eq!(r["capture"]["handshakes_timed"], 10, "{}", r["capture"]);
+        assert_eq!(r["phases_ns"].as_object().unwrap().len(), 18);
+        let rustls_sides = ["client_stack", "server_stack"]
+            .iter()
+            .filter(|k| r[**k] == "rustls")
+            .count();
+        assert_eq!(
+            r["rustls_io_ns"].as_object().unwrap().is_empty(),
+            rustls_sides == 0,
+            "{r}"
+        );
+        let pcap = r["capture"]["client_pcap"].as_str().unwrap();
+        if rustls_sides > 0 {
+            assert!(pcap.contains("rustls"), "{pcap}");
+        }
+        assert!(std::fs::metadata(dir.join(pcap)).unwrap().len() > 24);
+    }
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("TLS stack comparison"));
+}

@@ -340,6 +340,18 @@ pub struct TlsRecord {
     pub run_id: String,
     /// Always `tls`.
     pub suite: String,
+    /// The TLS stack of each side: `openssl` or `rustls` (`openssl` in
+    /// records written before rustls joined the lab).
+    #[serde(default = "openssl_stack")]
+    pub client_stack: String,
+    #[serde(default = "openssl_stack")]
+    pub server_stack: String,
+    /// Each side's exact library version (empty in older records, whose
+    /// `library_version` is OpenSSL's).
+    #[serde(default)]
+    pub client_library_version: String,
+    #[serde(default)]
+    pub server_library_version: String,
     pub group: String,
     pub server_sig: String,
     pub ca_sig: String,
@@ -366,6 +378,12 @@ pub struct TlsRecord {
     /// (`client_sh_read_to_finished_write`, `server_ch_read_to_finished_write`,
     /// `server_sh_write_to_finished_write`).
     pub openssl_ns: std::collections::BTreeMap<String, f64>,
+    /// The same intervals for a side that runs rustls, from ango's I/O loop
+    /// around the connection (flight resolution: a flight's first message
+    /// at its first socket write, its last at its last write; a read when
+    /// the bytes completing it were processed).
+    #[serde(default)]
+    pub rustls_io_ns: std::collections::BTreeMap<String, f64>,
     /// Bytes of the server's flight (TCP payload from its first byte to the
     /// end of the record holding its Finished), median.
     pub server_flight_bytes: Option<f64>,
@@ -412,4 +430,8 @@ pub fn message_note(bytes: usize) -> String {
         "sign/verify use a message of {bytes} random bytes (new each run), passed whole to the \
          scheme, which hashes it as its standard says (RSA-PSS and ECDSA: SHA-256)"
     )
+}
+
+fn openssl_stack() -> String {
+    "openssl".into()
 }

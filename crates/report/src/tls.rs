@@ -517,9 +517,103 @@ fn notes(records: &[TlsRecord]) -> Vec<String> {
 
 /// Plain-text tables for the terminal (`ango tls`): the link, handshake
 /// times per combination, seed 003's Tables 9–12 and 14–15, and notes.
+/// `openssl → rustls`: the client's and the server's stack.
+pub fn stacks(r: &TlsRecord) -> String {
+    format!("{} → {}", r.client_stack, r.server_stack)
+}
+
+/// The records per stack pairing, OpenSSL on both sides first.
+fn by_pairing(records: &[TlsRecord]) -> Vec<(String, Vec<TlsRecord>)> {
+    let mut keys: Vec<String> = Vec::new();
+    for r in records {
+        let k = stacks(r);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.sort_by_key(|k| k != "openssl → openssl");
+    keys.into_iter()
+        .map(|k| {
+            let rs = records.iter().filter(|r| stacks(r) == k).cloned().collect();
+            (k, rs)
+        })
+        .collect()
+}
+
+/// The stack comparison (issue 13): per (group, server, CA) the median
+/// handshake and the seed's two in-flight intervals on the wire, one
+/// column per stack pairing. Empty with one pairing.
+fn stack_comparison(records: &[TlsRecord]) -> Option<Table> {
+    let pairings = by_pairing(records);
+    if pairings.len() < 2 {
+        return None;
+    }
+    let mut combos: Vec<(String, String, String)> = Vec::new();
+    for r in records {
+        let k = (r.group.clone(), r.server_sig.clone(), r.ca_sig.clone());
+        if !combos.contains(&k) {
+            combos.push(k);
+        }
+    }
+    let mut header = vec!["group".to_string(), "server".to_string(), "CA".to_string()];
+    header.extend(pairings.iter().map(|(k, _)| k.clone()));
+    let rows = combos
+        .iter()
+        .map(|(g, sv, ca)| {
+            let mut row = vec![
+                cell(g.clone(), ""),
+                cell(sv.clone(), ""),
+                cell(ca.clone(), ""),
+            ];
+            for (_, rs) in &pairings {
+                let r = rs
+                    .iter()
+                    .find(|r| &r.group == g && &r.server_sig == sv && &r.ca_sig == ca);
+                row.push(match r {
+                    Some(r) => cell(
+                        format!(
+                            "{} ({} / {})",
+                            r.handshake_ns
+                                .as_ref()
+                                .map_or_else(|| "-".into(), |q| ms(q.median)),
+                            r.client_sh_rcv_to_finished_send_ns
+                                .map_or_else(|| "-".into(), ms),
+                            r.server_sh_send_to_finished_send_ns
+                                .map_or_else(|| "-".into(), ms)
+                        ),
+                        class(r),
+                    ),
+                    None => cell("not run", ""),
+                });
+            }
+            row
+        })
+        .collect();
+    Some(Table {
+        title: "Stack comparison: median handshake, ms (client SH received → Finished sent / \
+                server SH sent → Finished sent, on the wire)"
+            .into(),
+        head: header,
+        rows,
+    })
+}
+
 pub fn text_tables(records: &[TlsRecord]) -> String {
     if records.is_empty() {
         return String::new();
+    }
+    let pairings = by_pairing(records);
+    if pairings.len() > 1 {
+        let mut out = String::new();
+        for (k, rs) in &pairings {
+            let _ = writeln!(out, "=== client → server stacks: {k} ===");
+            out.push_str(&text_tables(rs));
+            out.push('\n');
+        }
+        if let Some(t) = stack_comparison(records) {
+            out.push_str(&t.text());
+        }
+        return out;
     }
     let mut out = format!(
         "TLS 1.3 handshakes: {} combinations\n{}\n{MARKERS}\n",
@@ -544,6 +638,19 @@ pub fn text_tables(records: &[TlsRecord]) -> String {
 pub fn markdown(records: &[TlsRecord]) -> String {
     if records.is_empty() {
         return String::new();
+    }
+    let pairings = by_pairing(records);
+    if pairings.len() > 1 {
+        let mut out = String::new();
+        for (k, rs) in &pairings {
+            let _ = writeln!(out, "# Stacks {k}\n");
+            out.push_str(&markdown(rs));
+            out.push('\n');
+        }
+        if let Some(t) = stack_comparison(records) {
+            out.push_str(&t.md());
+        }
+        return out;
     }
     let mut out = format!(
         "## TLS 1.3 handshakes: {} combinations\n\n{}\n\n{MARKERS}\n",
@@ -581,7 +688,7 @@ pub fn csv(records: &[TlsRecord]) -> String {
     for p in &phases {
         let _ = write!(out, ",{p}_ns");
     }
-    out.push('\n');
+    out.push_str(",client_stack,server_stack\n");
     let f = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
     for r in records {
         let q = r.handshake_ns.as_ref();
@@ -610,7 +717,7 @@ pub fn csv(records: &[TlsRecord]) -> String {
         for p in &phases {
             let _ = write!(out, ",{}", f(r.phases_ns.get(*p).copied()));
         }
-        out.push('\n');
+        let _ = writeln!(out, ",{},{}", r.client_stack, r.server_stack);
     }
     out
 }
@@ -1027,6 +1134,29 @@ pub fn html_section(records: &[TlsRecord]) -> String {
     if records.is_empty() {
         return String::new();
     }
+    let pairings = by_pairing(records);
+    if pairings.len() > 1 {
+        // The charts and tables of each pairing, then the comparison.
+        let mut out = String::new();
+        for (k, rs) in &pairings {
+            let inner = html_section(rs).replacen(
+                "<h2 id=\"tls\">TLS 1.3 handshakes</h2>",
+                &format!("<h2>TLS 1.3 handshakes, stacks {}</h2>", escape(k)),
+                1,
+            );
+            out.push_str(&inner);
+        }
+        if let Some(t) = stack_comparison(records) {
+            out.push_str(
+                "<h2 id=\"tls\">TLS stack comparison</h2><p>The same combinations with each \
+                pairing of client and server stack, one run. A rustls side's in-process times come \
+                from ango's I/O loop around rustls (flight resolution), OpenSSL's from its message \
+                callback.</p>",
+            );
+            out.push_str(&t.html());
+        }
+        return out;
+    }
     let link = link_summary(records);
     let mut out = format!(
         "<h2 id=\"tls\">TLS 1.3 handshakes</h2><p>{} combinations. {}.</p><p>{}. In the tables, yellow cells: server flight over 4096 B; red: failures.</p>",
@@ -1088,6 +1218,10 @@ mod tests {
             library_version: String::new(),
             run_id: "t".into(),
             suite: "tls".into(),
+            client_stack: "openssl".into(),
+            server_stack: "openssl".into(),
+            client_library_version: String::new(),
+            server_library_version: String::new(),
             group: group.into(),
             server_sig: server.into(),
             ca_sig: ca.into(),
@@ -1106,6 +1240,7 @@ mod tests {
             client_sh_rcv_to_finished_send_ns: Some(572_286.0),
             server_sh_send_to_finished_send_ns: Some(120_000.0),
             openssl_ns: BTreeMap::new(),
+            rustls_io_ns: BTreeMap::new(),
             server_flight_bytes: Some(bytes),
             server_flight_segments: Some(segs),
             client_flight_segments: Some(1.0),
@@ -1161,8 +1296,10 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), rs.len() + 1);
         let head: Vec<&str> = lines[0].split(',').collect();
-        // Every phase of both views once, after the fixed columns.
-        assert_eq!(head.len(), 18 + 18);
+        // Every phase of both views once, after the fixed columns, then
+        // the two stacks.
+        assert_eq!(head.len(), 18 + 18 + 2);
+        assert_eq!(head[head.len() - 2..], ["client_stack", "server_stack"]);
         for k in TLS_CLIENT_VIEW.iter().chain(TLS_SERVER_VIEW.iter()) {
             assert_eq!(head.iter().filter(|h| **h == format!("{k}_ns")).count(), 1);
         }

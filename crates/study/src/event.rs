@@ -47,6 +47,12 @@ pub enum Event {
     Error {
         message: String,
     },
+    /// Something the run could not do and why (a combination a TLS stack
+    /// lacks), said once and kept with the results.
+    Note {
+        suite: String,
+        message: String,
+    },
     /// Checks of one public-key (backend, algorithm), before timing. The
     /// pair is timed only when `ok` (nothing failed).
     PkCheck {

@@ -6,9 +6,24 @@ use crate::event::{Event, Sink};
 use ango_core::Result;
 use ango_tls::run::TlsSpec;
 
-/// How many combinations `spec` measures.
+/// How many combinations `spec` measures (those a stack lacks are
+/// skipped with a note, not counted).
 pub fn combinations(spec: &TlsSpec) -> usize {
-    spec.groups.len() * spec.server_sigs.len() * spec.ca_sigs.len()
+    let mut n = 0;
+    for &ca in &spec.ca_sigs {
+        for &srv in &spec.server_sigs {
+            for &s in &spec.server_stacks {
+                for &c in &spec.client_stacks {
+                    for &g in &spec.groups {
+                        if ango_tls::run::unsupported(c, s, g, srv, ca).is_none() {
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    n
 }
 
 /// Run the lab, sending each combination (record, handshake times,
@@ -17,16 +32,36 @@ pub fn combinations(spec: &TlsSpec) -> usize {
 pub fn run(spec: &TlsSpec, sink: &mut dyn Sink) -> Result<bool> {
     let of = combinations(spec);
     let stop = || ango_harness::measure::stop_requested();
-    ango_tls::run::run(spec, &stop, &mut |r, times, timelines| {
-        let timelines = timelines
-            .iter()
-            .map(|t| serde_json::to_value(t).expect("a timeline serialises"))
-            .collect();
-        sink.event(Event::TlsPoint {
-            record: Box::new(r),
-            handshake_ns: times,
-            timelines,
-            of,
-        })
-    })
+    let notes: std::cell::RefCell<Vec<String>> = std::cell::RefCell::default();
+    let r = ango_tls::run::run(
+        spec,
+        &stop,
+        &mut |r, times, timelines| {
+            let pending: Vec<String> = notes.borrow_mut().drain(..).collect();
+            for message in pending {
+                sink.event(Event::Note {
+                    suite: ango_tls::run::SUITE.into(),
+                    message,
+                })?;
+            }
+            let timelines = timelines
+                .iter()
+                .map(|t| serde_json::to_value(t).expect("a timeline serialises"))
+                .collect();
+            sink.event(Event::TlsPoint {
+                record: Box::new(r),
+                handshake_ns: times,
+                timelines,
+                of,
+            })
+        },
+        &mut |n| notes.borrow_mut().push(n),
+    );
+    for message in notes.into_inner() {
+        sink.event(Event::Note {
+            suite: ango_tls::run::SUITE.into(),
+            message,
+        })?;
+    }
+    r
 }

@@ -106,6 +106,34 @@ pub fn client_context(
     Ok(b.build().into_context())
 }
 
+/// A server's TLS side: OpenSSL's context or rustls' configuration.
+#[derive(Clone)]
+pub enum ServerTls {
+    OpenSsl(SslContext),
+    Rustls(Arc<rustls::ServerConfig>),
+}
+
+impl From<SslContext> for ServerTls {
+    fn from(c: SslContext) -> Self {
+        ServerTls::OpenSsl(c)
+    }
+}
+
+/// A client's TLS side.
+#[derive(Clone)]
+pub enum ClientTls {
+    OpenSsl(SslContext),
+    Rustls(Arc<rustls::ClientConfig>),
+}
+
+/// One client handshake with either stack (see [`handshake_once`]).
+pub fn handshake_with(c: &ClientTls, addr: SocketAddr) -> std::result::Result<ClientObs, String> {
+    match c {
+        ClientTls::OpenSsl(ctx) => handshake_once(ctx, addr),
+        ClientTls::Rustls(cfg) => crate::rustls_stack::handshake_once(cfg, addr),
+    }
+}
+
 /// The server: accepts until stopped, one handshake per connection. Bad
 /// attempts (garbage, a truncated ClientHello, a client that disconnects
 /// midway) are counted and the server goes on.
@@ -120,7 +148,8 @@ pub struct Server {
 
 impl Server {
     /// Serve on `listener` (already bound, in the server's namespace).
-    pub fn start(listener: TcpListener, ctx: SslContext) -> Result<Server> {
+    pub fn start(listener: TcpListener, tls: impl Into<ServerTls>) -> Result<Server> {
+        let tls = tls.into();
         let addr = listener
             .local_addr()
             .map_err(|e| Error::io("server address", e))?;
@@ -154,7 +183,12 @@ impl Server {
                 }
                 match listener.accept() {
                     Ok((stream, peer)) => {
-                        let obs = serve_one(&ctx, stream, peer.port());
+                        let obs = match &tls {
+                            ServerTls::OpenSsl(ctx) => serve_one(ctx, stream, peer.port()),
+                            ServerTls::Rustls(cfg) => {
+                                crate::rustls_stack::serve_one(cfg, stream, peer.port())
+                            }
+                        };
                         if obs.error.is_none() {
                             h.fetch_add(1, Ordering::Relaxed);
                         } else {

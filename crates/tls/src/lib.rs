@@ -15,5 +15,6 @@ pub mod policy;
 pub mod probe;
 pub mod records;
 pub mod run;
+pub mod rustls_stack;
 pub mod timeline;
 pub mod tls13;

@@ -143,6 +143,14 @@ impl KeyLines {
         });
     }
 
+    /// Adds one line (a stack without OpenSSL's callback writes here).
+    pub fn push(&self, line: String) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(line);
+    }
+
     /// Takes the lines collected so far.
     pub fn take(&self) -> Vec<String> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))

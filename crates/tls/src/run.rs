@@ -5,10 +5,13 @@
 
 use crate::capture::{self, Capture, CaptureBatch, Conn, Packet};
 use crate::certs::{self, Chains};
-use crate::handshake::{self, client_context, server_context, ClientObs, Server, ServerObs, HOST};
+use crate::handshake::{
+    self, client_context, server_context, ClientObs, ClientTls, Server, ServerObs, ServerTls, HOST,
+};
 use crate::lab::{Lab, Side};
 use crate::link::LinkOpts;
 use crate::probe::KeyLines;
+use crate::rustls_stack::Stack;
 use crate::timeline::{self, Timeline};
 use crate::tls13;
 use ango_core::{Error, PkAlgorithm, Result, TlsCapture, TlsTcp};
@@ -51,6 +54,43 @@ pub struct TlsSpec {
     /// Handshakes per combination whose packets are written to the pcap
     /// files (the first ones; all are analysed); `None`: all.
     pub pcap_handshakes: Option<usize>,
+    /// The TLS stacks of each side; every pairing is measured.
+    pub client_stacks: Vec<Stack>,
+    pub server_stacks: Vec<Stack>,
+}
+
+/// Why a stack cannot run a combination, if it cannot: rustls lacks some
+/// groups and signatures (a client also verifies the CA's signature).
+pub fn unsupported(
+    client: Stack,
+    server: Stack,
+    group: PkAlgorithm,
+    srv: PkAlgorithm,
+    ca: PkAlgorithm,
+) -> Option<String> {
+    use crate::rustls_stack::{kx_group, supports_sig};
+    let mut why = Vec::new();
+    if client == Stack::Rustls || server == Stack::Rustls {
+        if let Err(e) = kx_group(group) {
+            why.push(e);
+        }
+    }
+    if server == Stack::Rustls {
+        if let Err(e) = supports_sig(srv) {
+            why.push(format!("server: {e}"));
+        }
+    }
+    if client == Stack::Rustls {
+        for s in [srv, ca] {
+            if let Err(e) = supports_sig(s) {
+                let e = format!("client: {e}");
+                if !why.contains(&e) {
+                    why.push(e);
+                }
+            }
+        }
+    }
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 pub use ango_core::TlsRecord;
@@ -104,10 +144,21 @@ impl Captures {
     }
 }
 
-/// Where the captures of a combination go.
-fn capture_name(group: PkAlgorithm, srv: PkAlgorithm, ca: PkAlgorithm, side: &str) -> String {
+/// Where the captures of a combination go (the stacks in the name when
+/// either is not OpenSSL).
+fn capture_name(
+    group: PkAlgorithm,
+    srv: PkAlgorithm,
+    ca: PkAlgorithm,
+    stacks: (Stack, Stack),
+    side: &str,
+) -> String {
+    let pair = match stacks {
+        (Stack::OpenSsl, Stack::OpenSsl) => String::new(),
+        (c, s) => format!("_{}-{}", c.name(), s.name()),
+    };
     format!(
-        "{CAPTURE_DIR}/{}_{}_{}.{side}.pcap",
+        "{CAPTURE_DIR}/{}_{}_{}{pair}.{side}.pcap",
         group.name(),
         srv.name(),
         ca.name()
@@ -158,6 +209,7 @@ pub fn run(
     spec: &TlsSpec,
     stop: &(dyn Fn() -> bool + Sync),
     emit: &mut dyn FnMut(TlsRecord, Vec<Option<f64>>, Vec<Timeline>) -> Result<()>,
+    note: &mut dyn FnMut(String),
 ) -> Result<bool> {
     let chains = Chains::make(&pairs(spec), HOST)?;
     let lab = if spec.loopback {
@@ -196,228 +248,280 @@ pub fn run(
         let (ca, srv) = chains
             .get(ca_alg, srv_alg)
             .ok_or_else(|| Error::Kat(format!("no chain for {ca_alg}/{srv_alg}")))?;
-        let sctx = server_context(srv)?;
-        let bind = move || TcpListener::bind(SocketAddr::from((server_ip, 0)));
-        let listener = match &lab {
-            Some(l) => l.in_ns(Side::Server, bind),
-            None => bind(),
-        }
-        .map_err(|e| Error::io("server socket", e))?;
-        let server = Server::start(listener, sctx)?;
-        let addr = server.addr;
-        let server_v4 = SocketAddrV4::new(server_ip, addr.port());
-        for &group in &spec.groups {
-            if stop() {
-                return Ok(true);
+        for &server_stack in &spec.server_stacks {
+            let runnable: Vec<(Stack, PkAlgorithm)> = spec
+                .client_stacks
+                .iter()
+                .flat_map(|&c| spec.groups.iter().map(move |&g| (c, g)))
+                .filter(
+                    |&(c, g)| match unsupported(c, server_stack, g, srv_alg, ca_alg) {
+                        Some(why) => {
+                            note(format!(
+                        "skipped {} client → {} server, {g} with a {srv_alg} server by a {ca_alg} \
+                         CA: {why}",
+                        c.name(),
+                        server_stack.name()
+                    ));
+                            false
+                        }
+                        None => true,
+                    },
+                )
+                .collect();
+            if runnable.is_empty() {
+                continue;
             }
-            let cctx = client_context(group, ca, Some(&keys))?;
-            let bad_before = server
-                .bad_attempts
-                .load(std::sync::atomic::Ordering::Relaxed);
-            if let Some(c) = &captures {
-                // What came before (the RTT probe, the last combination's
-                // closing packets) is not this combination's.
-                c.take().map_err(|e| Error::io("reading the capture", e))?;
+            let stls: ServerTls = match server_stack {
+                Stack::OpenSsl => server_context(srv)?.into(),
+                Stack::Rustls => ServerTls::Rustls(crate::rustls_stack::server_config(srv)?),
+            };
+            let bind = move || TcpListener::bind(SocketAddr::from((server_ip, 0)));
+            let listener = match &lab {
+                Some(l) => l.in_ns(Side::Server, bind),
+                None => bind(),
             }
-            let n = spec.handshakes;
-            let work = move || {
-                let mut obs: Vec<std::result::Result<ClientObs, String>> = Vec::with_capacity(n);
-                for _ in 0..n {
-                    if stop() {
-                        break;
+            .map_err(|e| Error::io("server socket", e))?;
+            let server = Server::start(listener, stls)?;
+            let addr = server.addr;
+            let server_v4 = SocketAddrV4::new(server_ip, addr.port());
+            for (client_stack, group) in runnable {
+                if stop() {
+                    return Ok(true);
+                }
+                let cctx = match client_stack {
+                    Stack::OpenSsl => ClientTls::OpenSsl(client_context(group, ca, Some(&keys))?),
+                    Stack::Rustls => ClientTls::Rustls(crate::rustls_stack::client_config(
+                        group,
+                        ca,
+                        Some(&keys),
+                    )?),
+                };
+                let bad_before = server
+                    .bad_attempts
+                    .load(std::sync::atomic::Ordering::Relaxed);
+                if let Some(c) = &captures {
+                    // What came before (the RTT probe, the last combination's
+                    // closing packets) is not this combination's.
+                    c.take().map_err(|e| Error::io("reading the capture", e))?;
+                }
+                let n = spec.handshakes;
+                let work = move || {
+                    let mut obs: Vec<std::result::Result<ClientObs, String>> =
+                        Vec::with_capacity(n);
+                    for _ in 0..n {
+                        if stop() {
+                            break;
+                        }
+                        obs.push(handshake::handshake_with(&cctx, addr));
                     }
-                    obs.push(handshake::handshake_once(&cctx, addr));
-                }
-                obs
-            };
-            let obs = match &lab {
-                Some(l) => l.in_ns(Side::Client, work),
-                None => work(),
-            };
-            let ok_obs: Vec<&ClientObs> = obs.iter().filter_map(|o| o.as_ref().ok()).collect();
-            let server_seen = server_observations(&server, obs.len());
-            for line in keys.take() {
-                keylog.add_line(&line);
-                if let Some(d) = &spec.capture_dir {
-                    append_line(&d.join(KEYLOG_FILE), &line)?;
-                }
-            }
-            let mut cap = TlsCapture::default();
-            let batches = match &captures {
-                Some(c) => Some(c.take().map_err(|e| Error::io("reading the capture", e))?),
-                None => None,
-            };
-            let conns: Vec<Conn> = match &batches {
-                Some((c, s)) => {
-                    cap.client_packets = c.packets.len() as u64;
-                    cap.server_packets =
-                        s.as_ref().map_or(c.packets.len(), |s| s.packets.len()) as u64;
-                    cap.kernel_drops = c.kernel_drops + s.as_ref().map_or(0, |s| s.kernel_drops);
-                    let mut all: Vec<&[Packet]> = vec![&c.packets];
-                    if let Some(s) = s {
-                        all.push(&s.packets);
+                    obs
+                };
+                let obs = match &lab {
+                    Some(l) => l.in_ns(Side::Client, work),
+                    None => work(),
+                };
+                let ok_obs: Vec<&ClientObs> = obs.iter().filter_map(|o| o.as_ref().ok()).collect();
+                let server_seen = server_observations(&server, obs.len());
+                for line in keys.take() {
+                    keylog.add_line(&line);
+                    if let Some(d) = &spec.capture_dir {
+                        append_line(&d.join(KEYLOG_FILE), &line)?;
                     }
-                    capture::connections(&all, server_v4)
                 }
-                None => Vec::new(),
-            };
-            let by_port: HashMap<u16, &Conn> = conns.iter().map(|c| (c.client.port(), c)).collect();
-            let server_by_port: HashMap<u16, &ServerObs> =
-                server_seen.iter().map(|s| (s.peer_port, s)).collect();
-            let mut timelines = Vec::with_capacity(ok_obs.len());
-            for (i, o) in ok_obs.iter().enumerate() {
-                let conn = by_port.get(&o.local_port).copied();
-                let dissected = conn.map(|c| tls13::dissect(&c.c2s, &c.s2c, &keylog));
-                let wire = conn.zip(dissected.as_ref());
-                let tl = timeline::build(i, o, server_by_port.get(&o.local_port).copied(), wire);
-                if tl.complete() {
-                    cap.handshakes_timed += 1;
-                } else if cap.problems.len() < 5 {
-                    if let Some(p) = tl.problems.first() {
-                        if !cap.problems.contains(p) {
-                            cap.problems.push(p.clone());
+                let mut cap = TlsCapture::default();
+                let batches = match &captures {
+                    Some(c) => Some(c.take().map_err(|e| Error::io("reading the capture", e))?),
+                    None => None,
+                };
+                let conns: Vec<Conn> = match &batches {
+                    Some((c, s)) => {
+                        cap.client_packets = c.packets.len() as u64;
+                        cap.server_packets =
+                            s.as_ref().map_or(c.packets.len(), |s| s.packets.len()) as u64;
+                        cap.kernel_drops =
+                            c.kernel_drops + s.as_ref().map_or(0, |s| s.kernel_drops);
+                        let mut all: Vec<&[Packet]> = vec![&c.packets];
+                        if let Some(s) = s {
+                            all.push(&s.packets);
+                        }
+                        capture::connections(&all, server_v4)
+                    }
+                    None => Vec::new(),
+                };
+                let by_port: HashMap<u16, &Conn> =
+                    conns.iter().map(|c| (c.client.port(), c)).collect();
+                let server_by_port: HashMap<u16, &ServerObs> =
+                    server_seen.iter().map(|s| (s.peer_port, s)).collect();
+                let mut timelines = Vec::with_capacity(ok_obs.len());
+                for (i, o) in ok_obs.iter().enumerate() {
+                    let conn = by_port.get(&o.local_port).copied();
+                    let dissected = conn.map(|c| tls13::dissect(&c.c2s, &c.s2c, &keylog));
+                    let wire = conn.zip(dissected.as_ref());
+                    let tl =
+                        timeline::build(i, o, server_by_port.get(&o.local_port).copied(), wire);
+                    if tl.complete() {
+                        cap.handshakes_timed += 1;
+                    } else if cap.problems.len() < 5 {
+                        if let Some(p) = tl.problems.first() {
+                            if !cap.problems.contains(p) {
+                                cap.problems.push(p.clone());
+                            }
                         }
                     }
+                    timelines.push(tl);
                 }
-                timelines.push(tl);
-            }
-            if let (Some(d), Some((c, s))) = (&spec.capture_dir, &batches) {
-                let keep: HashSet<u16> = ok_obs
+                if let (Some(d), Some((c, s))) = (&spec.capture_dir, &batches) {
+                    let keep: HashSet<u16> = ok_obs
+                        .iter()
+                        .take(spec.pcap_handshakes.unwrap_or(usize::MAX))
+                        .map(|o| o.local_port)
+                        .collect();
+                    cap.handshakes_in_pcap = keep.len() as u64;
+                    let stacks = (client_stack, server_stack);
+                    let cname = capture_name(group, srv_alg, ca_alg, stacks, "client");
+                    write_pcap_of(&d.join(&cname), &c.packets, &keep)?;
+                    cap.client_pcap = Some(cname);
+                    if let Some(s) = s {
+                        let sname = capture_name(group, srv_alg, ca_alg, stacks, "server");
+                        write_pcap_of(&d.join(&sname), &s.packets, &keep)?;
+                        cap.server_pcap = Some(sname);
+                    }
+                    cap.keylog = Some(KEYLOG_FILE.into());
+                }
+                let times: Vec<Option<f64>> = obs
                     .iter()
-                    .take(spec.pcap_handshakes.unwrap_or(usize::MAX))
-                    .map(|o| o.local_port)
+                    .map(|o| o.as_ref().ok().map(|c| c.handshake.as_nanos() as f64))
                     .collect();
-                cap.handshakes_in_pcap = keep.len() as u64;
-                let cname = capture_name(group, srv_alg, ca_alg, "client");
-                write_pcap_of(&d.join(&cname), &c.packets, &keep)?;
-                cap.client_pcap = Some(cname);
-                if let Some(s) = s {
-                    let sname = capture_name(group, srv_alg, ca_alg, "server");
-                    write_pcap_of(&d.join(&sname), &s.packets, &keep)?;
-                    cap.server_pcap = Some(sname);
-                }
-                cap.keylog = Some(KEYLOG_FILE.into());
-            }
-            let times: Vec<Option<f64>> = obs
-                .iter()
-                .map(|o| o.as_ref().ok().map(|c| c.handshake.as_nanos() as f64))
-                .collect();
-            let errors: Vec<String> = obs
-                .iter()
-                .filter_map(|o| o.as_ref().err().cloned())
-                .take(5)
-                .collect();
-            let ok: Vec<f64> = times.iter().flatten().copied().collect();
-            let q = Summary::of(&ok).map(|s| s.stats());
-            let timed: Vec<&Timeline> = timelines.iter().filter(|t| t.complete()).collect();
-            let mut phases_ns = BTreeMap::new();
-            for (phase, _, _) in timeline::PHASES {
-                if let Some(m) = median_of(&timed, |t| t.phases_ns.get(phase).map(|&v| v as f64)) {
-                    phases_ns.insert(phase.to_string(), m);
-                }
-            }
-            let point = |t: &&Timeline, a: &str, b: &str| -> Option<f64> {
-                Some((t.points_ns.get(b)? - t.points_ns.get(a)?) as f64)
-            };
-            let mut openssl_ns = BTreeMap::new();
-            let intervals: Vec<BTreeMap<&str, i64>> = ok_obs
-                .iter()
-                .map(|o| {
-                    timeline::openssl_intervals(
-                        &o.events,
-                        server_by_port.get(&o.local_port).map_or(&[], |s| &s.events),
-                    )
-                })
-                .collect();
-            for k in [
-                "client_sh_read_to_finished_write",
-                "server_ch_read_to_finished_write",
-                "server_sh_write_to_finished_write",
-            ] {
-                if let Some(m) = median_of(&intervals, |m| m.get(k).map(|&v| v as f64)) {
-                    openssl_ns.insert(k.to_string(), m);
-                }
-            }
-            let tcp = TlsTcp {
-                server_mss: median_of(&server_seen, |s| {
-                    s.tcp_after.as_ref().map(|t| f64::from(t.snd_mss))
-                }),
-                client_mss: median_of(&ok_obs, |o| o.tcp.as_ref().map(|t| f64::from(t.snd_mss))),
-                server_initial_cwnd: median_of(&server_seen, |s| {
-                    s.tcp_at_accept.as_ref().map(|t| f64::from(t.snd_cwnd))
-                }),
-                server_cwnd_after: median_of(&server_seen, |s| {
-                    s.tcp_after.as_ref().map(|t| f64::from(t.snd_cwnd))
-                }),
-                retransmissions_c2s: timelines
+                let errors: Vec<String> = obs
                     .iter()
-                    .map(|t| u64::from(t.retransmissions_c2s))
-                    .sum(),
-                retransmissions_s2c: timelines
+                    .filter_map(|o| o.as_ref().err().cloned())
+                    .take(5)
+                    .collect();
+                let ok: Vec<f64> = times.iter().flatten().copied().collect();
+                let q = Summary::of(&ok).map(|s| s.stats());
+                let timed: Vec<&Timeline> = timelines.iter().filter(|t| t.complete()).collect();
+                let mut phases_ns = BTreeMap::new();
+                for (phase, _, _) in timeline::PHASES {
+                    if let Some(m) =
+                        median_of(&timed, |t| t.phases_ns.get(phase).map(|&v| v as f64))
+                    {
+                        phases_ns.insert(phase.to_string(), m);
+                    }
+                }
+                let point = |t: &&Timeline, a: &str, b: &str| -> Option<f64> {
+                    Some((t.points_ns.get(b)? - t.points_ns.get(a)?) as f64)
+                };
+                let mut openssl_ns = BTreeMap::new();
+                let mut rustls_io_ns = BTreeMap::new();
+                let intervals: Vec<BTreeMap<&str, i64>> = ok_obs
                     .iter()
-                    .map(|t| u64::from(t.retransmissions_s2c))
-                    .sum(),
-                congestion_control: ok_obs
-                    .iter()
-                    .find_map(|o| o.tcp.as_ref().map(|t| t.congestion_control.clone()))
-                    .unwrap_or_default(),
-            };
-            let server_der = certs::der_len(&srv.cert) as u64;
-            let ca_der = certs::der_len(&ca.cert) as u64;
-            let rec = TlsRecord {
-                schema: ango_core::SCHEMA_VERSION,
-                schema_version: ango_core::SCHEMA_VERSION,
-                library_version: openssl::version::version().to_string(),
-                run_id: spec.run_id.clone(),
-                suite: SUITE.into(),
-                group: group.name().into(),
-                server_sig: srv_alg.name().into(),
-                ca_sig: ca_alg.name().into(),
-                handshakes: obs.len() as u64,
-                cut_short: obs.len() < spec.handshakes,
-                failures: (obs.len() - ok.len()) as u64,
-                failure_examples: errors,
-                handshake_ns: q,
-                phases_ns,
-                client_sh_rcv_to_finished_send_ns: median_of(&timed, |t| {
-                    point(t, "server_hello_rcvd", "client_finished_sent")
-                }),
-                server_sh_send_to_finished_send_ns: median_of(&timed, |t| {
-                    point(t, "server_hello_sent", "finished_sent")
-                }),
-                openssl_ns,
-                server_flight_bytes: median_of(&timelines, |t| {
-                    t.flights.server_bytes.map(|v| v as f64)
-                }),
-                server_flight_segments: median_of(&timelines, |t| {
-                    t.flights.server_segments.map(f64::from)
-                }),
-                client_flight_segments: median_of(&timelines, |t| {
-                    t.flights.client_segments.map(f64::from)
-                }),
-                client_finished_segments: median_of(&timelines, |t| {
-                    t.flights.client_finished_segments.map(f64::from)
-                }),
-                tcp,
-                capture: cap,
-                cert_chain_bytes: server_der,
-                server_cert_bytes: server_der,
-                ca_cert_bytes: ca_der,
-                rtt_ns,
-                rtt_asked_ns: 2.0 * spec.link.delay.as_nanos() as f64,
-                rtt_base_ns: calibration.map(|c| c.base_rtt.as_nanos() as f64),
-                link_delay_ns: calibration.map(|c| c.applied_delay.as_nanos() as f64),
-                link: link_kind.into(),
-                server_bad_attempts: server
-                    .bad_attempts
-                    .load(std::sync::atomic::Ordering::Relaxed)
-                    - bad_before,
-                method: METHOD.into(),
-                time: ango_core::results::utc_now().1,
-            };
-            emit(rec, times, timelines)?;
+                    .map(|o| {
+                        timeline::openssl_intervals(
+                            &o.events,
+                            server_by_port.get(&o.local_port).map_or(&[], |s| &s.events),
+                        )
+                    })
+                    .collect();
+                for (k, side) in [
+                    ("client_sh_read_to_finished_write", client_stack),
+                    ("server_ch_read_to_finished_write", server_stack),
+                    ("server_sh_write_to_finished_write", server_stack),
+                ] {
+                    if let Some(m) = median_of(&intervals, |m| m.get(k).map(|&v| v as f64)) {
+                        match side {
+                            Stack::OpenSsl => openssl_ns.insert(k.to_string(), m),
+                            Stack::Rustls => rustls_io_ns.insert(k.to_string(), m),
+                        };
+                    }
+                }
+                let tcp = TlsTcp {
+                    server_mss: median_of(&server_seen, |s| {
+                        s.tcp_after.as_ref().map(|t| f64::from(t.snd_mss))
+                    }),
+                    client_mss: median_of(&ok_obs, |o| {
+                        o.tcp.as_ref().map(|t| f64::from(t.snd_mss))
+                    }),
+                    server_initial_cwnd: median_of(&server_seen, |s| {
+                        s.tcp_at_accept.as_ref().map(|t| f64::from(t.snd_cwnd))
+                    }),
+                    server_cwnd_after: median_of(&server_seen, |s| {
+                        s.tcp_after.as_ref().map(|t| f64::from(t.snd_cwnd))
+                    }),
+                    retransmissions_c2s: timelines
+                        .iter()
+                        .map(|t| u64::from(t.retransmissions_c2s))
+                        .sum(),
+                    retransmissions_s2c: timelines
+                        .iter()
+                        .map(|t| u64::from(t.retransmissions_s2c))
+                        .sum(),
+                    congestion_control: ok_obs
+                        .iter()
+                        .find_map(|o| o.tcp.as_ref().map(|t| t.congestion_control.clone()))
+                        .unwrap_or_default(),
+                };
+                let server_der = certs::der_len(&srv.cert) as u64;
+                let ca_der = certs::der_len(&ca.cert) as u64;
+                let rec = TlsRecord {
+                    schema: ango_core::SCHEMA_VERSION,
+                    schema_version: ango_core::SCHEMA_VERSION,
+                    library_version: openssl::version::version().to_string(),
+                    run_id: spec.run_id.clone(),
+                    suite: SUITE.into(),
+                    client_stack: client_stack.name().into(),
+                    server_stack: server_stack.name().into(),
+                    client_library_version: client_stack.library_version(),
+                    server_library_version: server_stack.library_version(),
+                    group: group.name().into(),
+                    server_sig: srv_alg.name().into(),
+                    ca_sig: ca_alg.name().into(),
+                    handshakes: obs.len() as u64,
+                    cut_short: obs.len() < spec.handshakes,
+                    failures: (obs.len() - ok.len()) as u64,
+                    failure_examples: errors,
+                    handshake_ns: q,
+                    phases_ns,
+                    client_sh_rcv_to_finished_send_ns: median_of(&timed, |t| {
+                        point(t, "server_hello_rcvd", "client_finished_sent")
+                    }),
+                    server_sh_send_to_finished_send_ns: median_of(&timed, |t| {
+                        point(t, "server_hello_sent", "finished_sent")
+                    }),
+                    openssl_ns,
+                    rustls_io_ns,
+                    server_flight_bytes: median_of(&timelines, |t| {
+                        t.flights.server_bytes.map(|v| v as f64)
+                    }),
+                    server_flight_segments: median_of(&timelines, |t| {
+                        t.flights.server_segments.map(f64::from)
+                    }),
+                    client_flight_segments: median_of(&timelines, |t| {
+                        t.flights.client_segments.map(f64::from)
+                    }),
+                    client_finished_segments: median_of(&timelines, |t| {
+                        t.flights.client_finished_segments.map(f64::from)
+                    }),
+                    tcp,
+                    capture: cap,
+                    cert_chain_bytes: server_der,
+                    server_cert_bytes: server_der,
+                    ca_cert_bytes: ca_der,
+                    rtt_ns,
+                    rtt_asked_ns: 2.0 * spec.link.delay.as_nanos() as f64,
+                    rtt_base_ns: calibration.map(|c| c.base_rtt.as_nanos() as f64),
+                    link_delay_ns: calibration.map(|c| c.applied_delay.as_nanos() as f64),
+                    link: link_kind.into(),
+                    server_bad_attempts: server
+                        .bad_attempts
+                        .load(std::sync::atomic::Ordering::Relaxed)
+                        - bad_before,
+                    method: METHOD.into(),
+                    time: ango_core::results::utc_now().1,
+                };
+                emit(rec, times, timelines)?;
+            }
+            server.stop();
         }
-        server.stop();
     }
     drop(captures);
     drop(lab);
@@ -433,7 +537,10 @@ const METHOD: &str = "handshake_ns: client view, connect() to the end of SSL_con
      a message's time being that of its last byte, TLS records decrypted with the key log; \
      openssl_ns: OpenSSL's message callback (in-process, when a message enters or leaves \
      OpenSSL's buffers; it runs inside the timed handshake, one clock read and one push per \
-     message); all medians over the handshakes";
+     message); rustls_io_ns: the same intervals for a rustls side, from ango's I/O loop around \
+     rustls (a clock read per socket read or write, flight resolution); a rustls client's \
+     handshake_ns ends when its Finished is written to the socket; all medians over the \
+     handshakes";
 
 fn append_line(path: &Path, line: &str) -> Result<()> {
     use std::io::Write;
@@ -550,15 +657,22 @@ mod tests {
             capture,
             capture_dir: None,
             pcap_handshakes: None,
+            client_stacks: vec![Stack::OpenSsl],
+            server_stacks: vec![Stack::OpenSsl],
         };
         let mut recs = Vec::new();
         let mut timelines = Vec::new();
-        let stopped = run(&spec, &|| false, &mut |r, t, tl| {
-            assert_eq!(t.len(), 5);
-            recs.push(r);
-            timelines.extend(tl);
-            Ok(())
-        })
+        let stopped = run(
+            &spec,
+            &|| false,
+            &mut |r, t, tl| {
+                assert_eq!(t.len(), 5);
+                recs.push(r);
+                timelines.extend(tl);
+                Ok(())
+            },
+            &mut |n| panic!("nothing is skipped here: {n}"),
+        )
         .unwrap();
         assert!(!stopped);
         assert_eq!(recs.len(), 2);
