@@ -39,6 +39,13 @@ pub fn parse_byte_size(flag: &str, s: &str, max: u64) -> Result<u64> {
     Ok(n as u64)
 }
 
+fn stacks(flag: &str, v: &Option<String>) -> Result<Vec<ango_tls::rustls_stack::Stack>> {
+    match v {
+        Some(s) => ango_tls::rustls_stack::Stack::parse_list(flag, s),
+        None => Ok(vec![ango_tls::rustls_stack::Stack::OpenSsl]),
+    }
+}
+
 fn parse_hw(flag: &str, s: &str) -> Result<Vec<Hw>> {
     Hw::parse_list(s).map_err(|e| Error::usage(format!("{flag}: {e}")))
 }
@@ -137,6 +144,8 @@ impl TlsArgs {
             link: self.link("0")?,
             loopback: self.loopback,
             timeout,
+            client_stacks: stacks("--client-stack", &self.client_stack)?,
+            server_stacks: stacks("--server-stack", &self.server_stack)?,
         })
     }
 }
@@ -167,6 +176,7 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
     }
     let started = std::time::Instant::now();
     let mut out: Vec<TlsBulkRecord> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
     let result = bulk::run(
         &spec,
         &|| ango_harness::measure::stop_requested(),
@@ -188,12 +198,17 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
             out.push(r);
             Ok(())
         },
+        &mut |n| {
+            eprintln!("note: {n}");
+            skipped.push(n);
+        },
     );
     let (interrupted, failure) = match result {
         Ok(i) => (i, None),
         Err(e) => (false, Some(e)),
     };
     let mut notes = crate::commands::interrupted_notes(interrupted);
+    notes.extend(skipped);
     if let Some(e) = &failure {
         notes.push(format!("the run stopped with an error: {e}"));
     }

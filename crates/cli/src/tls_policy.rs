@@ -154,6 +154,8 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
                 link: ango_tls::link::LinkOpts::default(),
                 loopback: true,
                 timeout: bulk::DEFAULT_TIMEOUT,
+                client_stacks: vec![ango_tls::rustls_stack::Stack::OpenSsl],
+                server_stacks: vec![ango_tls::rustls_stack::Stack::OpenSsl],
             };
             eprintln!(
                 "ango: the costs: {} suites × client hw {} over 127.0.0.1, {} bytes × {repeats}",
@@ -166,13 +168,18 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
                     .join(", "),
                 bytes
             );
-            interrupted = bulk::run(&bspec, &stop, &mut |r| {
-                if let Some(d) = &dir {
-                    d.append(RESULTS, &r)?;
-                }
-                bulk_records.push(r);
-                Ok(())
-            })?;
+            interrupted = bulk::run(
+                &bspec,
+                &stop,
+                &mut |r| {
+                    if let Some(d) = &dir {
+                        d.append(RESULTS, &r)?;
+                    }
+                    bulk_records.push(r);
+                    Ok(())
+                },
+                &mut |n| eprintln!("note: {n}"),
+            )?;
             let source = format!(
                 "tls --bulk in this run ({} MiB × {repeats} over 127.0.0.1, server hw on)",
                 bytes as f64 / 1048576.0

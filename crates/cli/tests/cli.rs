@@ -1859,6 +1859,47 @@ fn tls_bulk_runs_each_endpoint_in_its_own_process() {
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("TLS bulk throughput (seed 004)"));
 
+    // rustls on either side: its endpoints report AWS-LC's view of the
+    // CPU, CCM (which rustls lacks) is skipped with a note.
+    let out = ango()
+        .args([
+            "tls",
+            "--bulk",
+            "1MiB",
+            "--loopback",
+            "--repeats",
+            "2",
+            "--suite",
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,TLS_AES_128_CCM_SHA256",
+            "--client-hw",
+            "off",
+            "--client-stack",
+            "rustls",
+            "--server-stack",
+            "both",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("rustls has no CCM suites"), "{err}");
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.len(), 2);
+    for r in &v {
+        assert_eq!(r["client_stack"], "rustls");
+        assert_eq!(r["negotiated_suite"], r["cipher_suite"]);
+        assert!(r["client_library_version"]
+            .as_str()
+            .unwrap()
+            .starts_with("rustls 0.23"));
+        assert!(!r["client_cpu_features"]
+            .as_str()
+            .unwrap()
+            .contains("aes-ni"));
+    }
+
     rejects(&["tls", "--bulk", "0", "--loopback"], "--bulk");
     rejects(&["tls", "--bulk", "64XB", "--loopback"], "MiB");
     rejects(
@@ -2004,7 +2045,7 @@ fn tls_policy_negotiates_and_prices_each_cell() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v.len(), 2 * 2 * 4);
+    assert_eq!(v.len(), 2 * 2 * 5);
     let agreed = |ver: &str, c: &str, p: &str| {
         let r = v
             .iter()
@@ -2024,6 +2065,7 @@ fn tls_policy_negotiates_and_prices_each_cell() {
             agreed(ver, "chacha-first", "server-aes-first+prioritize-chacha"),
             cc
         );
+        assert_eq!(agreed(ver, "chacha-first", "rustls"), cc);
     }
     let r = &v[0];
     assert_eq!(r["suite"], "tls-policy");

@@ -20,11 +20,23 @@ fn rows(rs: &[TlsBulkRecord]) -> Vec<(String, String)> {
     v
 }
 
-/// The (client hw, server hw) columns, in the order measured.
-fn settings(rs: &[TlsBulkRecord]) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = Vec::new();
+/// A column: (client stack, client hw, server stack, server hw).
+type Setting = (String, String, String, String);
+
+fn setting(r: &TlsBulkRecord) -> Setting {
+    (
+        r.client_stack.clone(),
+        r.client_hw.clone(),
+        r.server_stack.clone(),
+        r.server_hw.clone(),
+    )
+}
+
+/// The columns, in the order measured.
+fn settings(rs: &[TlsBulkRecord]) -> Vec<Setting> {
+    let mut v: Vec<Setting> = Vec::new();
     for r in rs {
-        let k = (r.client_hw.clone(), r.server_hw.clone());
+        let k = setting(r);
         if !v.contains(&k) {
             v.push(k);
         }
@@ -32,18 +44,46 @@ fn settings(rs: &[TlsBulkRecord]) -> Vec<(String, String)> {
     v
 }
 
-fn label((c, s): &(String, String)) -> String {
-    format!("client {c} / server {s}")
+/// Whether the run had more than one stack pairing.
+fn several_stacks(rs: &[TlsBulkRecord]) -> bool {
+    rs.iter()
+        .any(|r| (&r.client_stack, &r.server_stack) != (&rs[0].client_stack, &rs[0].server_stack))
+}
+
+fn label(rs: &[TlsBulkRecord], (cs, c, ss, s): &Setting) -> String {
+    if several_stacks(rs) {
+        format!("{cs} {c} → {ss} {s}")
+    } else {
+        format!("client {c} / server {s}")
+    }
 }
 
 fn find<'a>(
     rs: &'a [TlsBulkRecord],
     (v, suite): &(String, String),
-    (c, s): &(String, String),
+    col: &Setting,
 ) -> Option<&'a TlsBulkRecord> {
-    rs.iter().find(|r| {
-        &r.tls_version == v && &r.cipher_suite == suite && &r.client_hw == c && &r.server_hw == s
-    })
+    rs.iter()
+        .find(|r| &r.tls_version == v && &r.cipher_suite == suite && &setting(r) == col)
+}
+
+/// The records the seed's claims are judged on: OpenSSL on both sides if
+/// measured, else the first pairing.
+fn primary(rs: &[TlsBulkRecord]) -> Vec<TlsBulkRecord> {
+    let both_openssl = rs
+        .iter()
+        .any(|r| r.client_stack == "openssl" && r.server_stack == "openssl");
+    let (c, s) = if both_openssl {
+        ("openssl".to_string(), "openssl".to_string())
+    } else {
+        rs.first()
+            .map(|r| (r.client_stack.clone(), r.server_stack.clone()))
+            .unwrap_or_default()
+    };
+    rs.iter()
+        .filter(|r| r.client_stack == c && r.server_stack == s)
+        .cloned()
+        .collect()
 }
 
 fn mb(x: f64) -> f64 {
@@ -74,13 +114,22 @@ fn notes(rs: &[TlsBulkRecord]) -> Vec<String> {
         first.direction.replace('-', " "),
         first.repeats
     ));
+    let mut versions: Vec<String> = Vec::new();
+    for r in rs {
+        for (s, v) in [
+            (&r.client_stack, &r.client_library_version),
+            (&r.server_stack, &r.server_library_version),
+        ] {
+            let x = format!("{s}: {v}");
+            if !versions.contains(&x) {
+                versions.push(x);
+            }
+        }
+    }
     v.push(format!(
-        "Each endpoint is its own process ({} {} ↔ {} {}) pinned to its own core (client CPU \
-         {}, server CPU {}), over {}{}.",
-        first.client_stack,
-        first.client_library_version,
-        first.server_stack,
-        first.server_library_version,
+        "Each endpoint is its own process ({}) pinned to its own core (client CPU {}, server \
+         CPU {}), over {}{}.",
+        versions.join("; "),
         first
             .client_core
             .map_or_else(|| "any".into(), |c| c.to_string()),
@@ -109,20 +158,25 @@ fn notes(rs: &[TlsBulkRecord]) -> Vec<String> {
                 .into(),
         );
     }
-    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut seen: Vec<(String, String, String)> = Vec::new();
     for r in rs {
-        for (hw, f) in [
-            (&r.client_hw, &r.client_cpu_features),
-            (&r.server_hw, &r.server_cpu_features),
+        for (st, hw, f) in [
+            (&r.client_stack, &r.client_hw, &r.client_cpu_features),
+            (&r.server_stack, &r.server_hw, &r.server_cpu_features),
         ] {
-            let k = (hw.clone(), f.clone());
+            let k = (st.clone(), hw.clone(), f.clone());
             if !seen.contains(&k) {
                 seen.push(k);
             }
         }
     }
-    for (hw, f) in seen {
-        v.push(format!("hw {hw}: libcrypto used {f}"));
+    for (st, hw, f) in seen {
+        let lib = if st == "rustls" {
+            "AWS-LC (rustls)"
+        } else {
+            "libcrypto"
+        };
+        v.push(format!("hw {hw}: {lib} used {f}"));
     }
     v
 }
@@ -150,6 +204,7 @@ const CHACHA: &[&str] = &[
 /// ChaCha20-Poly1305 is about three times as fast. Judged on the client's
 /// CPU time per byte (what limits a client's throughput), same TLS version.
 pub fn findings(rs: &[TlsBulkRecord]) -> Vec<Finding> {
+    let rs = &primary(rs)[..];
     let pair = |hw: &str| {
         let g = pick(rs, GCM, hw)?;
         let c = rs.iter().find(|r| {
@@ -261,7 +316,7 @@ pub fn text(rs: &[TlsBulkRecord]) -> String {
         let _ = writeln!(s, "{title}");
         let _ = write!(s, "{:<4} {:<46}", "TLS", "cipher suite");
         for c in &cols {
-            let _ = write!(s, " {:>26}", label(c));
+            let _ = write!(s, " {:>26}", label(rs, c));
         }
         s.push('\n');
         for row in rows(rs) {
@@ -299,7 +354,7 @@ pub fn section(rs: &[TlsBulkRecord]) -> String {
          client's CPU time per byte is what a client without AES instructions pays.</p>",
     );
     out.push_str(&crate::findings::html(&findings(rs)));
-    let names: Vec<String> = cols.iter().map(label).collect();
+    let names: Vec<String> = cols.iter().map(|c| label(rs, c)).collect();
     let series: Vec<&str> = names.iter().map(String::as_str).collect();
     let bars = |f: &dyn Fn(&TlsBulkRecord) -> f64| -> Vec<Bar> {
         rows(rs)
@@ -339,7 +394,7 @@ pub fn section(rs: &[TlsBulkRecord]) -> String {
         let _ = write!(
             out,
             "<th>{}<br>MB/s [quartiles]; CPU ns/B client / server</th>",
-            escape(&label(c))
+            escape(&label(rs, c))
         );
     }
     out.push_str("</tr>");
@@ -403,7 +458,7 @@ pub fn markdown(rs: &[TlsBulkRecord]) -> String {
     let cols = settings(rs);
     let mut out = String::from("| TLS | cipher suite |");
     for c in &cols {
-        let _ = write!(out, " {} MB/s; CPU ns/B c/s |", label(c));
+        let _ = write!(out, " {} MB/s; CPU ns/B c/s |", label(rs, c));
     }
     out.push_str("\n|---|---|");
     for _ in &cols {

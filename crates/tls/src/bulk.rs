@@ -29,6 +29,7 @@ use crate::handshake::HOST;
 use crate::lab::{Lab, Side};
 use crate::link::LinkOpts;
 use crate::records::{self, CipherSuite};
+use crate::rustls_stack::Stack;
 use ango_core::{Error, Hw, PkAlgorithm, Result, TlsBulkRecord};
 use openssl::pkey::PKey;
 use openssl::ssl::{
@@ -41,6 +42,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub const SUITE: &str = "tls-bulk";
@@ -80,6 +82,9 @@ pub struct BulkSpec {
     /// 127.0.0.1, no namespaces.
     pub loopback: bool,
     pub timeout: Duration,
+    /// The TLS stacks of each side; every pairing is measured.
+    pub client_stacks: Vec<Stack>,
+    pub server_stacks: Vec<Stack>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,6 +119,8 @@ pub struct EndpointSpec {
     pub key_pem: String,
     pub jobs: Vec<Job>,
     pub timeout_ms: u64,
+    /// `openssl` or `rustls`.
+    pub stack: String,
 }
 
 /// What an endpoint prints, one JSON object per line on its stdout.
@@ -195,6 +202,68 @@ fn server_ctx(cert_pem: &str, key_pem: &str) -> Result<SslContext> {
     Ok(b.build())
 }
 
+/// The rustls suite with the code point of `s`, if rustls has it (it has
+/// no CCM suites).
+pub fn rustls_suite(s: &CipherSuite) -> Option<rustls::SupportedCipherSuite> {
+    rustls::crypto::aws_lc_rs::ALL_CIPHER_SUITES
+        .iter()
+        .find(|c| u16::from(c.suite()) == s.code)
+        .copied()
+}
+
+/// A rustls server for the bulk transfers: TLS 1.2 and 1.3, every suite
+/// its provider has, no session tickets.
+fn rustls_server(cert_pem: &str, key_pem: &str) -> Result<Arc<rustls::ServerConfig>> {
+    let cert = X509::from_pem(cert_pem.as_bytes())
+        .and_then(|c| c.to_der())
+        .map_err(err)?;
+    let key = PKey::private_key_from_pem(key_pem.as_bytes())
+        .and_then(|k| k.private_key_to_pkcs8())
+        .map_err(err)?;
+    let mut p = rustls::crypto::aws_lc_rs::default_provider();
+    p.cipher_suites = rustls::crypto::aws_lc_rs::ALL_CIPHER_SUITES.to_vec();
+    let mut cfg = rustls::ServerConfig::builder_with_provider(Arc::new(p))
+        .with_protocol_versions(&[&rustls::version::TLS12, &rustls::version::TLS13])
+        .map_err(err)?
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.into()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.into()),
+        )
+        .map_err(err)?;
+    cfg.send_tls13_tickets = 0;
+    Ok(Arc::new(cfg))
+}
+
+/// A rustls client offering `s` alone, in its version alone, verifying
+/// the chain and host name, no resumption.
+fn rustls_client(s: &CipherSuite, ca_pem: &str) -> Result<Arc<rustls::ClientConfig>> {
+    let suite = rustls_suite(s).ok_or_else(|| Error::usage(format!("rustls has no {}", s.iana)))?;
+    let mut p = rustls::crypto::aws_lc_rs::default_provider();
+    p.cipher_suites = vec![suite];
+    let version: &'static rustls::SupportedProtocolVersion = if s.tls13() {
+        &rustls::version::TLS13
+    } else {
+        &rustls::version::TLS12
+    };
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(
+            X509::from_pem(ca_pem.as_bytes())
+                .and_then(|c| c.to_der())
+                .map_err(err)?
+                .into(),
+        )
+        .map_err(err)?;
+    let mut cfg = rustls::ClientConfig::builder_with_provider(Arc::new(p))
+        .with_protocol_versions(&[version])
+        .map_err(err)?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    cfg.resumption = rustls::client::Resumption::disabled();
+    Ok(Arc::new(cfg))
+}
+
 /// A client context offering `s` alone, in its version alone, verifying
 /// the chain to the CA and the host name.
 fn client_ctx(s: &CipherSuite, ca_pem: &str) -> Result<SslContext> {
@@ -251,16 +320,45 @@ fn ssl_io(e: openssl::ssl::HandshakeError<TcpStream>) -> std::io::Error {
     }
 }
 
+/// A server's TLS side.
+pub enum ServerSide {
+    OpenSsl(SslContext),
+    Rustls(Arc<rustls::ServerConfig>),
+}
+
 /// Serves one connection: handshake, the request, the transfer, then this
 /// thread's CPU time of the transfer when the client is done.
-fn serve_one(ctx: &SslContext, tcp: TcpStream, timeout: Duration) -> std::io::Result<()> {
+fn serve_one(side: &ServerSide, tcp: TcpStream, timeout: Duration) -> std::io::Result<()> {
     tcp.set_read_timeout(Some(timeout))?;
     tcp.set_write_timeout(Some(timeout))?;
     tcp.set_nodelay(true)?;
-    let ssl = Ssl::new(ctx).map_err(std::io::Error::other)?;
-    let mut s = ssl
-        .accept(tcp)
-        .map_err(|e| stalled(ssl_io(e), "handshake", timeout))?;
+    match side {
+        ServerSide::OpenSsl(ctx) => {
+            let ssl = Ssl::new(ctx).map_err(std::io::Error::other)?;
+            let mut s = ssl
+                .accept(tcp)
+                .map_err(|e| stalled(ssl_io(e), "handshake", timeout))?;
+            serve_stream(&mut s, timeout)?;
+            let _ = s.shutdown();
+        }
+        ServerSide::Rustls(cfg) => {
+            let conn = rustls::ServerConnection::new(cfg.clone()).map_err(std::io::Error::other)?;
+            let mut s = rustls::StreamOwned::new(conn, crate::rustls_stack::Sock(tcp));
+            while s.conn.is_handshaking() {
+                s.conn
+                    .complete_io(&mut s.sock)
+                    .map_err(|e| stalled(e, "handshake", timeout))?;
+            }
+            serve_stream(&mut s, timeout)?;
+            s.conn.send_close_notify();
+            let _ = s.conn.complete_io(&mut s.sock);
+        }
+    }
+    Ok(())
+}
+
+/// The server's part after the handshake.
+fn serve_stream<S: Read + Write>(s: &mut S, timeout: Duration) -> std::io::Result<()> {
     let mut req = [0u8; 8];
     s.read_exact(&mut req)
         .map_err(|e| stalled(e, "request", timeout))?;
@@ -280,6 +378,7 @@ fn serve_one(ctx: &SslContext, tcp: TcpStream, timeout: Duration) -> std::io::Re
             .map_err(|e| stalled(e, "transfer", timeout))?;
         left -= k as u64;
     }
+    s.flush().map_err(|e| stalled(e, "transfer", timeout))?;
     let (c1, u1) = thread_cpu();
     let mut done = [0u8; 1];
     s.read_exact(&mut done)
@@ -288,7 +387,7 @@ fn serve_one(ctx: &SslContext, tcp: TcpStream, timeout: Duration) -> std::io::Re
     out[..8].copy_from_slice(&(c1 - c0).to_le_bytes());
     out[8..].copy_from_slice(&(u1.saturating_sub(u0)).to_le_bytes());
     s.write_all(&out)?;
-    let _ = s.shutdown();
+    s.flush()?;
     Ok(())
 }
 
@@ -296,17 +395,23 @@ fn serve_one(ctx: &SslContext, tcp: TcpStream, timeout: Duration) -> std::io::Re
 /// core). A connection that fails — garbage, a truncated ClientHello, a
 /// client that vanishes mid-transfer, a stall — is reported on stderr and
 /// the loop goes on.
-pub fn serve(listener: &TcpListener, ctx: &SslContext, timeout: Duration) {
+pub fn serve(listener: &TcpListener, side: &ServerSide, timeout: Duration) {
     for conn in listener.incoming() {
-        let r = conn.and_then(|tcp| serve_one(ctx, tcp, timeout));
+        let r = conn.and_then(|tcp| serve_one(side, tcp, timeout));
         if let Err(e) = r {
             eprintln!("ango tls server: a connection ended early: {e}");
         }
     }
 }
 
+/// A client's TLS side.
+pub enum ClientSide {
+    OpenSsl(SslContext),
+    Rustls(Arc<rustls::ClientConfig>),
+}
+
 /// One transfer as the client.
-fn transfer(ctx: &SslContext, to: SocketAddr, job: &Job, timeout: Duration) -> Result<Event> {
+fn transfer(side: &ClientSide, to: SocketAddr, job: &Job, timeout: Duration) -> Result<Event> {
     let what = |e: std::io::Error| Error::Io {
         context: format!("TLS bulk transfer to {to}"),
         source: e,
@@ -315,43 +420,77 @@ fn transfer(ctx: &SslContext, to: SocketAddr, job: &Job, timeout: Duration) -> R
     tcp.set_read_timeout(Some(timeout)).map_err(what)?;
     tcp.set_write_timeout(Some(timeout)).map_err(what)?;
     tcp.set_nodelay(true).map_err(what)?;
-    let mut ssl = Ssl::new(ctx).map_err(err)?;
-    ssl.set_hostname(HOST).map_err(err)?;
-    ssl.param_mut().set_host(HOST).map_err(err)?;
-    let mut s = ssl
-        .connect(tcp)
-        .map_err(|e| what(stalled(ssl_io(e), "handshake", timeout)))?;
-    let negotiated = s
-        .ssl()
-        .current_cipher()
-        .and_then(|c| c.standard_name())
-        .unwrap_or("unknown")
-        .to_string();
+    match side {
+        ClientSide::OpenSsl(ctx) => {
+            let mut ssl = Ssl::new(ctx).map_err(err)?;
+            ssl.set_hostname(HOST).map_err(err)?;
+            ssl.param_mut().set_host(HOST).map_err(err)?;
+            let mut s = ssl
+                .connect(tcp)
+                .map_err(|e| what(stalled(ssl_io(e), "handshake", timeout)))?;
+            let negotiated = s
+                .ssl()
+                .current_cipher()
+                .and_then(|c| c.standard_name())
+                .unwrap_or("unknown")
+                .to_string();
+            let ev = client_stream(&mut s, negotiated, job, timeout).map_err(what)?;
+            let _ = s.shutdown();
+            Ok(ev)
+        }
+        ClientSide::Rustls(cfg) => {
+            let name = rustls::pki_types::ServerName::try_from(HOST).map_err(err)?;
+            let conn = rustls::ClientConnection::new(cfg.clone(), name).map_err(err)?;
+            let mut s = rustls::StreamOwned::new(conn, crate::rustls_stack::Sock(tcp));
+            while s.conn.is_handshaking() {
+                s.conn
+                    .complete_io(&mut s.sock)
+                    .map_err(|e| what(stalled(e, "handshake", timeout)))?;
+            }
+            let negotiated = s.conn.negotiated_cipher_suite().map_or_else(
+                || "unknown".into(),
+                |c| records::iana_name(u16::from(c.suite())),
+            );
+            let ev = client_stream(&mut s, negotiated, job, timeout).map_err(what)?;
+            s.conn.send_close_notify();
+            let _ = s.conn.complete_io(&mut s.sock);
+            Ok(ev)
+        }
+    }
+}
+
+/// The client's part after the handshake.
+fn client_stream<S: Read + Write>(
+    s: &mut S,
+    negotiated: String,
+    job: &Job,
+    timeout: Duration,
+) -> std::io::Result<Event> {
     let mut buf = vec![0u8; CHUNK];
     let (c0, u0) = thread_cpu();
     let t0 = Instant::now();
     s.write_all(&job.bytes.to_le_bytes())
-        .map_err(|e| what(stalled(e, "request", timeout)))?;
+        .and_then(|()| s.flush())
+        .map_err(|e| stalled(e, "request", timeout))?;
     let mut got = 0u64;
     while got < job.bytes {
         let k = s
             .read(&mut buf)
-            .map_err(|e| what(stalled(e, "transfer", timeout)))?;
+            .map_err(|e| stalled(e, "transfer", timeout))?;
         if k == 0 {
-            return Err(what(std::io::Error::new(
+            return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
                 format!("the server closed after {got} of {} bytes", job.bytes),
-            )));
+            ));
         }
         got += k as u64;
     }
     let wall = t0.elapsed();
     let (c1, u1) = thread_cpu();
-    s.write_all(&[1]).map_err(what)?;
+    s.write_all(&[1]).and_then(|()| s.flush())?;
     let mut theirs = [0u8; 16];
     s.read_exact(&mut theirs)
-        .map_err(|e| what(stalled(e, "the server's CPU time", timeout)))?;
-    let _ = s.shutdown();
+        .map_err(|e| stalled(e, "the server's CPU time", timeout))?;
     let word = |i: usize| u64::from_le_bytes(theirs[i..i + 8].try_into().expect("8 bytes"));
     Ok(Event::Done {
         code: job.code,
@@ -408,12 +547,26 @@ pub fn endpoint_main() -> Result<i32> {
         ango_harness::affinity::pin(c).map_err(|e| Error::io(format!("pinning to CPU {c}"), e))?;
     }
     openssl::init();
-    let cpu_features = ango_backends::openssl::ia32cap_features().join(" ");
-    let library_version = openssl::version::version().to_string();
+    let rustls = spec.stack == Stack::Rustls.name();
+    let (cpu_features, library_version) = if rustls {
+        (
+            ango_backends::aws_lc::ia32cap_features().join(" "),
+            Stack::Rustls.library_version(),
+        )
+    } else {
+        (
+            ango_backends::openssl::ia32cap_features().join(" "),
+            Stack::OpenSsl.library_version(),
+        )
+    };
     let timeout = Duration::from_millis(spec.timeout_ms.max(1));
     match spec.role {
         Role::Server => {
-            let ctx = server_ctx(&spec.cert_pem, &spec.key_pem)?;
+            let side = if rustls {
+                ServerSide::Rustls(rustls_server(&spec.cert_pem, &spec.key_pem)?)
+            } else {
+                ServerSide::OpenSsl(server_ctx(&spec.cert_pem, &spec.key_pem)?)
+            };
             let listener =
                 TcpListener::bind(spec.addr).map_err(|e| Error::io("server socket", e))?;
             let port = listener
@@ -425,7 +578,7 @@ pub fn endpoint_main() -> Result<i32> {
                 cpu_features,
                 library_version,
             });
-            serve(&listener, &ctx, timeout);
+            serve(&listener, &side, timeout);
             Ok(0)
         }
         Role::Client => {
@@ -434,12 +587,16 @@ pub fn endpoint_main() -> Result<i32> {
                 cpu_features,
                 library_version,
             });
-            let mut ctxs: BTreeMap<u16, SslContext> = BTreeMap::new();
+            let mut ctxs: BTreeMap<u16, ClientSide> = BTreeMap::new();
             for job in &spec.jobs {
                 let s = suite_by_code(job.code)
                     .ok_or_else(|| Error::usage(format!("unknown suite 0x{:04X}", job.code)))?;
                 if let std::collections::btree_map::Entry::Vacant(e) = ctxs.entry(job.code) {
-                    e.insert(client_ctx(s, &spec.cert_pem)?);
+                    e.insert(if rustls {
+                        ClientSide::Rustls(rustls_client(s, &spec.cert_pem)?)
+                    } else {
+                        ClientSide::OpenSsl(client_ctx(s, &spec.cert_pem)?)
+                    });
                 }
                 match transfer(&ctxs[&job.code], spec.addr, job, timeout) {
                     Ok(ev) => say(&ev),
@@ -573,6 +730,7 @@ pub fn run(
     spec: &BulkSpec,
     stop: &dyn Fn() -> bool,
     emit: &mut dyn FnMut(TlsBulkRecord) -> Result<()>,
+    note: &mut dyn FnMut(String),
 ) -> Result<bool> {
     let (cert_pem, key_pem, ca_pem) = pems()?;
     let lab = if spec.loopback {
@@ -598,174 +756,205 @@ pub fn run(
     let client_core = cores.first().copied();
     let server_core = cores.get(1).or(cores.first()).copied();
     let timeout_ms = spec.timeout.as_millis() as u64;
-    let mut jobs: Vec<Job> = spec
-        .suites
-        .iter()
-        .map(|s| Job {
-            code: s.code,
-            bytes: spec.bytes.min(WARM_UP),
-            timed: false,
-        })
-        .collect();
-    for _ in 0..spec.repeats {
-        jobs.extend(spec.suites.iter().map(|s| Job {
-            code: s.code,
-            bytes: spec.bytes,
-            timed: true,
-        }));
-    }
-    for &shw in &spec.server_hw {
-        for &chw in &spec.client_hw {
-            if stop() {
-                return Ok(true);
-            }
-            let mut srv = Endpoint::spawn(
-                &EndpointSpec {
-                    role: Role::Server,
-                    netns: server_ns.clone(),
-                    core: server_core,
-                    addr: SocketAddr::new(server_ip, 0),
-                    cert_pem: cert_pem.clone(),
-                    key_pem: key_pem.clone(),
-                    jobs: Vec::new(),
-                    timeout_ms,
-                },
-                shw,
-            )?;
-            let (port, server_features, server_version) = srv.ready()?;
-            let mut cli = Endpoint::spawn(
-                &EndpointSpec {
-                    role: Role::Client,
-                    netns: client_ns.clone(),
-                    core: client_core,
-                    addr: SocketAddr::new(server_ip, port),
-                    cert_pem: ca_pem.clone(),
-                    key_pem: String::new(),
-                    jobs: jobs.clone(),
-                    timeout_ms,
-                },
-                chw,
-            )?;
-            let (_, client_features, client_version) = cli.ready()?;
-            let mut samples: BTreeMap<u16, Samples> = BTreeMap::new();
-            let mut failure = None;
-            let mut interrupted = false;
-            loop {
-                if stop() {
-                    interrupted = true;
-                    break;
-                }
-                match cli.next() {
-                    Ok(Some(Event::Done {
-                        code,
-                        timed,
-                        negotiated,
-                        bytes,
-                        wall_ns,
-                        client_cpu_ns,
-                        client_user_ns,
-                        server_cpu_ns,
-                        server_user_ns,
-                    })) => {
-                        let s = samples.entry(code).or_default();
-                        s.negotiated = negotiated;
-                        if timed {
-                            let b = bytes as f64;
-                            s.rate.push(b / (wall_ns.max(1) as f64 * 1e-9));
-                            s.ccpu.push(client_cpu_ns as f64 / b);
-                            s.cuser.push(client_user_ns as f64 / b);
-                            s.scpu.push(server_cpu_ns as f64 / b);
-                            s.suser.push(server_user_ns as f64 / b);
-                        }
-                    }
-                    Ok(Some(Event::Error { message })) => {
-                        failure = Some(message);
-                        break;
-                    }
-                    Ok(Some(Event::Ready { .. })) => {}
-                    Ok(None) => break,
-                    Err(e) => {
-                        failure = Some(e.to_string());
-                        break;
-                    }
-                }
-            }
-            // An interrupted run (Ctrl-C reaches the endpoints too) ends
-            // its client early: keep what has two or more repeats.
-            let interrupted = interrupted || stop();
-            // A stack that settles on another suite than the one offered
-            // would make the point a lie: it is an error, not a record.
-            let mismatch: Vec<u16> = spec
+    for &sst in &spec.server_stacks {
+        for &cst in &spec.client_stacks {
+            let rustls = cst == Stack::Rustls || sst == Stack::Rustls;
+            let suites: Vec<CipherSuite> = spec
                 .suites
                 .iter()
-                .filter(|x| samples.get(&x.code).is_some_and(|s| s.negotiated != x.iana))
-                .map(|x| x.code)
+                .filter(|s| {
+                    let ok = !rustls || rustls_suite(s).is_some();
+                    if !ok {
+                        note(format!(
+                            "skipped {} with a {} client and a {} server: rustls has no CCM suites",
+                            s.iana,
+                            cst.name(),
+                            sst.name()
+                        ));
+                    }
+                    ok
+                })
+                .copied()
                 .collect();
-            for &code in &mismatch {
-                let s = &samples[&code];
-                let iana = suite_by_code(code).map_or("?", |x| x.iana);
-                failure.get_or_insert(format!(
-                    "asked for {iana} alone, the connection settled on {}",
-                    s.negotiated
-                ));
-                samples.remove(&code);
+            if suites.is_empty() {
+                continue;
             }
-            let complete = |s: &Samples| {
-                if interrupted || failure.is_some() {
-                    s.rate.len() >= 2
-                } else {
-                    s.rate.len() == spec.repeats as usize
-                }
-            };
-            for suite in &spec.suites {
-                let Some(s) = samples.get(&suite.code).filter(|s| complete(s)) else {
-                    continue;
-                };
-                let rate = ango_harness::stats::Summary::of(&s.rate).expect("samples");
-                emit(TlsBulkRecord {
-                    schema: ango_core::record::SCHEMA_VERSION,
-                    schema_version: ango_core::record::SCHEMA_VERSION,
-                    suite: SUITE.into(),
-                    run_id: spec.run_id.clone(),
-                    tls_version: suite.version.into(),
-                    cipher_suite: suite.iana.into(),
-                    cipher_suite_code: format!("0x{:04X}", suite.code),
-                    negotiated_suite: s.negotiated.clone(),
-                    client_hw: chw.name().into(),
-                    server_hw: shw.name().into(),
-                    client_cpu_features: client_features.clone(),
-                    server_cpu_features: server_features.clone(),
+            let mut jobs: Vec<Job> = suites
+                .iter()
+                .map(|s| Job {
+                    code: s.code,
+                    bytes: spec.bytes.min(WARM_UP),
+                    timed: false,
+                })
+                .collect();
+            for _ in 0..spec.repeats {
+                jobs.extend(suites.iter().map(|s| Job {
+                    code: s.code,
                     bytes: spec.bytes,
-                    direction: DIRECTION.into(),
-                    repeats: s.rate.len() as u32,
-                    bytes_per_second: rate.median,
-                    bytes_per_second_q1: rate.q1,
-                    bytes_per_second_q3: rate.q3,
-                    client_cpu_ns_per_byte: median(&s.ccpu),
-                    server_cpu_ns_per_byte: median(&s.scpu),
-                    client_user_ns_per_byte: median(&s.cuser),
-                    server_user_ns_per_byte: median(&s.suser),
-                    client_core,
-                    server_core,
-                    link: link.clone(),
-                    rtt_ms: 2.0 * spec.link.delay.as_secs_f64() * 1e3,
-                    client_stack: "openssl".into(),
-                    server_stack: "openssl".into(),
-                    client_library_version: client_version.clone(),
-                    server_library_version: server_version.clone(),
-                    time: ango_core::results::utc_now().0,
-                })?;
+                    timed: true,
+                }));
             }
-            drop(cli);
-            drop(srv);
-            if interrupted {
-                return Ok(true);
-            }
-            if let Some(m) = failure {
-                return Err(Error::Backend {
-                    backend: "tls-bulk",
-                    message: format!("client hw {}, server hw {}: {m}", chw.name(), shw.name()),
-                });
+            for &shw in &spec.server_hw {
+                for &chw in &spec.client_hw {
+                    if stop() {
+                        return Ok(true);
+                    }
+                    let mut srv = Endpoint::spawn(
+                        &EndpointSpec {
+                            role: Role::Server,
+                            netns: server_ns.clone(),
+                            core: server_core,
+                            addr: SocketAddr::new(server_ip, 0),
+                            cert_pem: cert_pem.clone(),
+                            key_pem: key_pem.clone(),
+                            jobs: Vec::new(),
+                            timeout_ms,
+                            stack: sst.name().into(),
+                        },
+                        shw,
+                    )?;
+                    let (port, server_features, server_version) = srv.ready()?;
+                    let mut cli = Endpoint::spawn(
+                        &EndpointSpec {
+                            role: Role::Client,
+                            netns: client_ns.clone(),
+                            core: client_core,
+                            addr: SocketAddr::new(server_ip, port),
+                            cert_pem: ca_pem.clone(),
+                            key_pem: String::new(),
+                            jobs: jobs.clone(),
+                            timeout_ms,
+                            stack: cst.name().into(),
+                        },
+                        chw,
+                    )?;
+                    let (_, client_features, client_version) = cli.ready()?;
+                    let mut samples: BTreeMap<u16, Samples> = BTreeMap::new();
+                    let mut failure = None;
+                    let mut interrupted = false;
+                    loop {
+                        if stop() {
+                            interrupted = true;
+                            break;
+                        }
+                        match cli.next() {
+                            Ok(Some(Event::Done {
+                                code,
+                                timed,
+                                negotiated,
+                                bytes,
+                                wall_ns,
+                                client_cpu_ns,
+                                client_user_ns,
+                                server_cpu_ns,
+                                server_user_ns,
+                            })) => {
+                                let s = samples.entry(code).or_default();
+                                s.negotiated = negotiated;
+                                if timed {
+                                    let b = bytes as f64;
+                                    s.rate.push(b / (wall_ns.max(1) as f64 * 1e-9));
+                                    s.ccpu.push(client_cpu_ns as f64 / b);
+                                    s.cuser.push(client_user_ns as f64 / b);
+                                    s.scpu.push(server_cpu_ns as f64 / b);
+                                    s.suser.push(server_user_ns as f64 / b);
+                                }
+                            }
+                            Ok(Some(Event::Error { message })) => {
+                                failure = Some(message);
+                                break;
+                            }
+                            Ok(Some(Event::Ready { .. })) => {}
+                            Ok(None) => break,
+                            Err(e) => {
+                                failure = Some(e.to_string());
+                                break;
+                            }
+                        }
+                    }
+                    // An interrupted run (Ctrl-C reaches the endpoints too) ends
+                    // its client early: keep what has two or more repeats.
+                    let interrupted = interrupted || stop();
+                    // A stack that settles on another suite than the one offered
+                    // would make the point a lie: it is an error, not a record.
+                    let mismatch: Vec<u16> = suites
+                        .iter()
+                        .filter(|x| samples.get(&x.code).is_some_and(|s| s.negotiated != x.iana))
+                        .map(|x| x.code)
+                        .collect();
+                    for &code in &mismatch {
+                        let s = &samples[&code];
+                        let iana = suite_by_code(code).map_or("?", |x| x.iana);
+                        failure.get_or_insert(format!(
+                            "asked for {iana} alone, the connection settled on {}",
+                            s.negotiated
+                        ));
+                        samples.remove(&code);
+                    }
+                    let complete = |s: &Samples| {
+                        if interrupted || failure.is_some() {
+                            s.rate.len() >= 2
+                        } else {
+                            s.rate.len() == spec.repeats as usize
+                        }
+                    };
+                    for suite in &suites {
+                        let Some(s) = samples.get(&suite.code).filter(|s| complete(s)) else {
+                            continue;
+                        };
+                        let rate = ango_harness::stats::Summary::of(&s.rate).expect("samples");
+                        emit(TlsBulkRecord {
+                            schema: ango_core::record::SCHEMA_VERSION,
+                            schema_version: ango_core::record::SCHEMA_VERSION,
+                            suite: SUITE.into(),
+                            run_id: spec.run_id.clone(),
+                            tls_version: suite.version.into(),
+                            cipher_suite: suite.iana.into(),
+                            cipher_suite_code: format!("0x{:04X}", suite.code),
+                            negotiated_suite: s.negotiated.clone(),
+                            client_hw: chw.name().into(),
+                            server_hw: shw.name().into(),
+                            client_cpu_features: client_features.clone(),
+                            server_cpu_features: server_features.clone(),
+                            bytes: spec.bytes,
+                            direction: DIRECTION.into(),
+                            repeats: s.rate.len() as u32,
+                            bytes_per_second: rate.median,
+                            bytes_per_second_q1: rate.q1,
+                            bytes_per_second_q3: rate.q3,
+                            client_cpu_ns_per_byte: median(&s.ccpu),
+                            server_cpu_ns_per_byte: median(&s.scpu),
+                            client_user_ns_per_byte: median(&s.cuser),
+                            server_user_ns_per_byte: median(&s.suser),
+                            client_core,
+                            server_core,
+                            link: link.clone(),
+                            rtt_ms: 2.0 * spec.link.delay.as_secs_f64() * 1e3,
+                            client_stack: cst.name().into(),
+                            server_stack: sst.name().into(),
+                            client_library_version: client_version.clone(),
+                            server_library_version: server_version.clone(),
+                            time: ango_core::results::utc_now().0,
+                        })?;
+                    }
+                    drop(cli);
+                    drop(srv);
+                    if interrupted {
+                        return Ok(true);
+                    }
+                    if let Some(m) = failure {
+                        return Err(Error::Backend {
+                            backend: "tls-bulk",
+                            message: format!(
+                                "{} client hw {}, {} server hw {}: {m}",
+                                cst.name(),
+                                chw.name(),
+                                sst.name(),
+                                shw.name()
+                            ),
+                        });
+                    }
+                }
             }
         }
     }
@@ -788,7 +977,7 @@ mod tests {
     #[test]
     fn server_survives_bad_peers_and_transfers() {
         let (cert, key, ca) = pems().unwrap();
-        let ctx = server_ctx(&cert, &key).unwrap();
+        let ctx = ServerSide::OpenSsl(server_ctx(&cert, &key).unwrap());
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
         let addr = listener.local_addr().unwrap();
         let timeout = Duration::from_secs(2);
@@ -827,7 +1016,7 @@ mod tests {
                 bytes: 1 << 20,
                 timed: true,
             };
-            let cctx = client_ctx(c, &ca).unwrap();
+            let cctx = ClientSide::OpenSsl(client_ctx(c, &ca).unwrap());
             let Event::Done {
                 negotiated,
                 bytes,
@@ -865,7 +1054,7 @@ mod tests {
         };
         let t0 = Instant::now();
         let e = transfer(
-            &client_ctx(c, &ca).unwrap(),
+            &ClientSide::OpenSsl(client_ctx(c, &ca).unwrap()),
             addr,
             &job,
             Duration::from_millis(300),

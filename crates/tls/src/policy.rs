@@ -23,6 +23,7 @@
 use crate::certs::{self, Issuer, ServerCert};
 use crate::handshake::HOST;
 use crate::records::{self, CipherSuite};
+use crate::rustls_stack::Stack;
 use ango_core::{Error, Hw, PkAlgorithm, Result, TlsBulkRecord, TlsPolicyRecord};
 use openssl::ssl::{
     ClientHelloResponse, Ssl, SslContext, SslMethod, SslOptions, SslVerifyMode, SslVersion,
@@ -105,6 +106,9 @@ pub struct Policy {
     pub server_preference: bool,
     /// `SSL_OP_PRIORITIZE_CHACHA`.
     pub prioritize_chacha: bool,
+    /// The server's TLS stack (`rustls`: its own default configuration;
+    /// `order` and the options are then not used).
+    pub stack: Stack,
 }
 
 pub const POLICIES: &[Policy] = &[
@@ -114,6 +118,7 @@ pub const POLICIES: &[Policy] = &[
         order: AES_FIRST,
         server_preference: false,
         prioritize_chacha: false,
+        stack: Stack::OpenSsl,
     },
     Policy {
         name: "server-aes-first",
@@ -121,6 +126,7 @@ pub const POLICIES: &[Policy] = &[
         order: AES_FIRST,
         server_preference: true,
         prioritize_chacha: false,
+        stack: Stack::OpenSsl,
     },
     Policy {
         name: "server-chacha-first",
@@ -128,6 +134,7 @@ pub const POLICIES: &[Policy] = &[
         order: CHACHA_FIRST,
         server_preference: true,
         prioritize_chacha: false,
+        stack: Stack::OpenSsl,
     },
     Policy {
         name: "server-aes-first+prioritize-chacha",
@@ -135,8 +142,67 @@ pub const POLICIES: &[Policy] = &[
         order: AES_FIRST,
         server_preference: true,
         prioritize_chacha: true,
+        stack: Stack::OpenSsl,
+    },
+    Policy {
+        name: "rustls",
+        describe: "a rustls server as configured by default: its provider's order (AES-256-GCM, AES-128-GCM, ChaCha20-Poly1305), the client's order deciding (ignore_client_order false)",
+        order: &[Aes256Gcm, Aes128Gcm, Chacha20Poly1305],
+        server_preference: false,
+        prioritize_chacha: false,
+        stack: Stack::Rustls,
     },
 ];
+
+/// A suite's IANA name by code point: the lab's names, else rustls' (its
+/// TLS 1.3 names without the `13`), else the hex code.
+fn name_of(code: u16) -> String {
+    let n = records::iana_name(code);
+    if !n.starts_with("0x") {
+        return n;
+    }
+    match rustls::CipherSuite::from(code) {
+        rustls::CipherSuite::Unknown(_) => n,
+        c => format!("{c:?}").replacen("TLS13_", "TLS_", 1),
+    }
+}
+
+/// A rustls server's own configuration for the policy matrix: its default
+/// provider, `version` only, the P-256 certificate.
+fn rustls_server(server: &ServerCert, version: &str) -> Result<Arc<rustls::ServerConfig>> {
+    let v: &'static rustls::SupportedProtocolVersion = if version == "1.3" {
+        &rustls::version::TLS13
+    } else {
+        &rustls::version::TLS12
+    };
+    let rerr = |e: &dyn std::fmt::Display| Error::Backend {
+        backend: "rustls",
+        message: e.to_string(),
+    };
+    let cert = server.cert.to_der().map_err(err)?;
+    let key = server.key.private_key_to_pkcs8().map_err(err)?;
+    let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_protocol_versions(&[v])
+    .map_err(|e| rerr(&e))?
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![cert.into()],
+        rustls::pki_types::PrivateKeyDer::Pkcs8(key.into()),
+    )
+    .map_err(|e| rerr(&e))?;
+    Ok(Arc::new(cfg))
+}
+
+/// rustls' default server order in `version`, IANA names.
+fn rustls_order(version: &str) -> Vec<String> {
+    rustls::crypto::aws_lc_rs::DEFAULT_CIPHER_SUITES
+        .iter()
+        .filter(|c| (version == "1.3") == matches!(c, rustls::SupportedCipherSuite::Tls13(_)))
+        .map(|c| name_of(u16::from(c.suite())))
+        .collect()
+}
 
 pub use ango_core::tls_records::equal_preference;
 
@@ -248,13 +314,45 @@ fn negotiate(
         .local_addr()
         .map_err(|e| Error::io("server socket", e))?;
     let timeout = Duration::from_secs(10);
+    let rcfg = match policy.stack {
+        Stack::Rustls => Some(rustls_server(server, version)?),
+        Stack::OpenSsl => None,
+    };
+    let seen = offer.clone();
     let srv = std::thread::spawn(move || -> std::result::Result<(), String> {
-        let (tcp, _) = listener.accept().map_err(|e| e.to_string())?;
+        let (mut tcp, _) = listener.accept().map_err(|e| e.to_string())?;
         tcp.set_read_timeout(Some(timeout))
             .map_err(|e| e.to_string())?;
-        let ssl = Ssl::new(&sctx).map_err(|e| e.to_string())?;
-        let mut s = ssl.accept(tcp).map_err(|e| e.to_string())?;
-        let _ = s.shutdown();
+        let Some(cfg) = rcfg else {
+            let ssl = Ssl::new(&sctx).map_err(|e| e.to_string())?;
+            let mut s = ssl.accept(tcp).map_err(|e| e.to_string())?;
+            let _ = s.shutdown();
+            return Ok(());
+        };
+        // rustls: read the ClientHello first (its offer), then hand the
+        // connection the configuration.
+        let mut acceptor = rustls::server::Acceptor::default();
+        let accepted = loop {
+            acceptor.read_tls(&mut tcp).map_err(|e| e.to_string())?;
+            if let Some(a) = acceptor.accept().map_err(|(e, _)| e.to_string())? {
+                break a;
+            }
+        };
+        *seen.lock().unwrap_or_else(PoisonError::into_inner) = accepted
+            .client_hello()
+            .cipher_suites()
+            .iter()
+            .map(|c| name_of(u16::from(*c)))
+            .collect();
+        let conn = accepted
+            .into_connection(cfg)
+            .map_err(|(e, _)| e.to_string())?;
+        let mut s = rustls::StreamOwned::new(conn, crate::rustls_stack::Sock(tcp));
+        while s.conn.is_handshaking() {
+            s.conn.complete_io(&mut s.sock).map_err(|e| e.to_string())?;
+        }
+        s.conn.send_close_notify();
+        let _ = s.conn.complete_io(&mut s.sock);
         Ok(())
     });
     let tcp = TcpStream::connect(addr).map_err(|e| Error::io("client socket", e))?;
@@ -304,6 +402,9 @@ pub fn run(spec: &PolicySpec, stop: &dyn Fn() -> bool) -> Result<(Vec<TlsPolicyR
                 }
                 let (offer, agreed) = negotiate(profile, policy, v, &server, &ca)?;
                 let mut options = Vec::new();
+                if policy.stack == Stack::Rustls {
+                    options.push("rustls-default".to_string());
+                }
                 if policy.server_preference {
                     options.push("cipher-server-preference".to_string());
                 }
@@ -318,10 +419,13 @@ pub fn run(spec: &PolicySpec, stop: &dyn Fn() -> bool) -> Result<(Vec<TlsPolicyR
                     client_profile: profile.name.into(),
                     client_offer: offer,
                     server_policy: policy.name.into(),
-                    server_order: names(v, policy.order)
-                        .iter()
-                        .map(|s| s.iana.to_string())
-                        .collect(),
+                    server_order: match policy.stack {
+                        Stack::Rustls => rustls_order(v),
+                        Stack::OpenSsl => names(v, policy.order)
+                            .iter()
+                            .map(|s| s.iana.to_string())
+                            .collect(),
+                    },
                     server_options: options,
                     tls_version: v.into(),
                     negotiated_suite: agreed,
@@ -331,9 +435,9 @@ pub fn run(spec: &PolicySpec, stop: &dyn Fn() -> bool) -> Result<(Vec<TlsPolicyR
                     best_cost_ns_per_byte: None,
                     cost_source: String::new(),
                     client_stack: "openssl".into(),
-                    server_stack: "openssl".into(),
+                    server_stack: policy.stack.name().into(),
                     client_library_version: version.clone(),
-                    server_library_version: version.clone(),
+                    server_library_version: policy.stack.library_version(),
                     time: ango_core::results::utc_now().0,
                 });
             }
@@ -450,7 +554,7 @@ mod tests {
         };
         let (rs, stopped) = run(&spec, &|| false).unwrap();
         assert!(!stopped);
-        assert_eq!(rs.len(), 2 * 3 * 4);
+        assert_eq!(rs.len(), 2 * 3 * 5);
         let get = |v: &str, c: &str, p: &str| {
             let r = rs
                 .iter()
@@ -473,7 +577,14 @@ mod tests {
                 get(v, "aes-first", "server-aes-first+prioritize-chacha"),
                 a128
             );
+            // rustls follows the client's order by default.
+            assert_eq!(get(v, "aes-first", "rustls"), a128);
+            assert_eq!(get(v, "chacha-first", "rustls"), cc);
         }
+        let r = rs.iter().find(|r| r.server_policy == "rustls").unwrap();
+        assert_eq!(r.server_stack, "rustls");
+        assert!(r.server_library_version.starts_with("rustls"));
+        assert!(!r.client_offer.is_empty());
         // The offer is read from the ClientHello, in the client's order.
         let r = rs
             .iter()

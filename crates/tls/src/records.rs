@@ -200,11 +200,14 @@ pub fn chacha_offers() -> Vec<ango_core::SuiteOffer> {
             code: format!("0x{:04X}", s.code),
             iana: s.iana.into(),
             seed: seed.into(),
-            offered_by: if openssl_offers(s) {
-                vec!["openssl".into()]
-            } else {
-                Vec::new()
-            },
+            offered_by: [
+                ("openssl", openssl_offers(s)),
+                ("rustls", crate::bulk::rustls_suite(s).is_some()),
+            ]
+            .iter()
+            .filter(|(_, yes)| *yes)
+            .map(|(n, _)| n.to_string())
+            .collect(),
         })
         .collect()
 }

@@ -79,6 +79,30 @@ impl Stack {
     }
 }
 
+/// A TCP socket for rustls that never raises SIGPIPE: rustls writes with
+/// `write_vectored`, which std implements with `writev` (no
+/// `MSG_NOSIGNAL`), and ango restores SIGPIPE's default action so that
+/// `ango … | head` ends quietly. A peer that has gone would then kill the
+/// process; through this wrapper every write is std's `send` with
+/// `MSG_NOSIGNAL` and a gone peer is an `EPIPE` error.
+#[derive(Debug)]
+pub struct Sock(pub TcpStream);
+
+impl std::io::Read for Sock {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl Write for Sock {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 fn err(e: impl std::fmt::Display) -> Error {
     Error::Backend {
         backend: "rustls",
@@ -199,12 +223,13 @@ pub fn handshake_once(
 ) -> std::result::Result<ClientObs, String> {
     let start_ns = probe::realtime_ns();
     let t0 = Instant::now();
-    let mut sock =
+    let tcp =
         TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
-    sock.set_nodelay(true).map_err(|e| e.to_string())?;
-    sock.set_read_timeout(Some(Duration::from_secs(10)))
+    tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+    tcp.set_read_timeout(Some(Duration::from_secs(10)))
         .map_err(|e| e.to_string())?;
-    let local_port = sock.local_addr().map(|a| a.port()).unwrap_or(0);
+    let local_port = tcp.local_addr().map(|a| a.port()).unwrap_or(0);
+    let mut sock = Sock(tcp);
     let name = ServerName::try_from(HOST).map_err(|e| e.to_string())?;
     let mut conn = ClientConnection::new(cfg.clone(), name).map_err(|e| e.to_string())?;
     let mut events = Vec::new();
@@ -243,7 +268,7 @@ pub fn handshake_once(
         }
     }
     let handshake = t0.elapsed();
-    let tcp = probe::tcp_info(sock.as_raw_fd()).ok();
+    let tcp = probe::tcp_info(sock.0.as_raw_fd()).ok();
     conn.send_close_notify();
     let _ = conn.write_tls(&mut sock);
     let _ = sock.flush();
@@ -258,20 +283,22 @@ pub fn handshake_once(
 
 /// Serves one connection: the handshake with flight events, then waits
 /// for the client's close.
-pub fn serve_one(cfg: &Arc<ServerConfig>, mut sock: TcpStream, peer_port: u16) -> ServerObs {
+pub fn serve_one(cfg: &Arc<ServerConfig>, tcp: TcpStream, peer_port: u16) -> ServerObs {
+    let mut sock = Sock(tcp);
     let mut obs = ServerObs {
         peer_port,
         accepted_ns: probe::realtime_ns(),
         events: Vec::new(),
-        tcp_at_accept: probe::tcp_info(sock.as_raw_fd()).ok(),
+        tcp_at_accept: probe::tcp_info(sock.0.as_raw_fd()).ok(),
         tcp_after: None,
         error: None,
     };
-    let fd = sock.as_raw_fd();
+    let fd = sock.0.as_raw_fd();
     let mut run = || -> std::result::Result<(), String> {
-        sock.set_nonblocking(false).map_err(|e| e.to_string())?;
-        sock.set_nodelay(true).map_err(|e| e.to_string())?;
-        sock.set_read_timeout(Some(Duration::from_secs(5)))
+        sock.0.set_nonblocking(false).map_err(|e| e.to_string())?;
+        sock.0.set_nodelay(true).map_err(|e| e.to_string())?;
+        sock.0
+            .set_read_timeout(Some(Duration::from_secs(5)))
             .map_err(|e| e.to_string())?;
         let mut conn = ServerConnection::new(cfg.clone()).map_err(|e| e.to_string())?;
         let (mut ch_read, mut flight_started, mut flight_done) = (false, false, false);
