@@ -267,22 +267,8 @@ fn rustls_client(s: &CipherSuite, ca_pem: &str) -> Result<Arc<rustls::ClientConf
 /// A client context offering `s` alone, in its version alone, verifying
 /// the chain to the CA and the host name.
 fn client_ctx(s: &CipherSuite, ca_pem: &str) -> Result<SslContext> {
-    let v = if s.tls13() {
-        SslVersion::TLS1_3
-    } else {
-        SslVersion::TLS1_2
-    };
     let mut b = SslContextBuilder::new(SslMethod::tls_client()).map_err(err)?;
-    b.set_min_proto_version(Some(v)).map_err(err)?;
-    b.set_max_proto_version(Some(v)).map_err(err)?;
-    if let Some(l) = s.security_level() {
-        b.set_security_level(l);
-    }
-    if s.tls13() {
-        b.set_ciphersuites(s.openssl).map_err(err)?;
-    } else {
-        b.set_cipher_list(s.openssl).map_err(err)?;
-    }
+    records::only(&mut b, s)?;
     let mut store = X509StoreBuilder::new().map_err(err)?;
     store
         .add_cert(X509::from_pem(ca_pem.as_bytes()).map_err(err)?)

@@ -263,6 +263,27 @@ fn err(e: impl std::fmt::Display) -> Error {
     }
 }
 
+/// Restricts a context to `s` alone, in its TLS version alone, at the
+/// security level the suite needs.
+pub(crate) fn only(b: &mut openssl::ssl::SslContextBuilder, s: &CipherSuite) -> Result<()> {
+    let v = if s.tls13() {
+        SslVersion::TLS1_3
+    } else {
+        SslVersion::TLS1_2
+    };
+    b.set_min_proto_version(Some(v)).map_err(err)?;
+    b.set_max_proto_version(Some(v)).map_err(err)?;
+    if let Some(l) = s.security_level() {
+        b.set_security_level(l);
+    }
+    if s.tls13() {
+        b.set_ciphersuites(s.openssl).map_err(err)?;
+    } else {
+        b.set_cipher_list(s.openssl).map_err(err)?;
+    }
+    Ok(())
+}
+
 /// Server and client contexts for one suite: only that version and that
 /// suite on both sides, the P-256 certificate, the client trusting only
 /// the CA and verifying the chain and host name, its secrets to `keys`.
@@ -272,25 +293,10 @@ fn contexts(
     ca: &Issuer,
     keys: &KeyLines,
 ) -> Result<(SslContext, SslContext)> {
-    let v = if s.tls13() {
-        SslVersion::TLS1_3
-    } else {
-        SslVersion::TLS1_2
-    };
     let mut sb = SslContext::builder(SslMethod::tls_server()).map_err(err)?;
     let mut cb = SslContext::builder(SslMethod::tls_client()).map_err(err)?;
-    for b in [&mut sb, &mut cb] {
-        b.set_min_proto_version(Some(v)).map_err(err)?;
-        b.set_max_proto_version(Some(v)).map_err(err)?;
-        if let Some(l) = s.security_level() {
-            b.set_security_level(l);
-        }
-        if s.tls13() {
-            b.set_ciphersuites(s.openssl).map_err(err)?;
-        } else {
-            b.set_cipher_list(s.openssl).map_err(err)?;
-        }
-    }
+    only(&mut sb, s)?;
+    only(&mut cb, s)?;
     sb.set_certificate(&server.cert).map_err(err)?;
     sb.set_private_key(&server.key).map_err(err)?;
     sb.check_private_key().map_err(err)?;
