@@ -365,6 +365,56 @@ pub(crate) fn interrupted_notes(interrupted: bool) -> Vec<String> {
     }
 }
 
+/// A new run's id: its UTC start time and this host's name.
+pub(crate) fn new_run_id() -> String {
+    let (ts, _) = utc_now();
+    format!(
+        "{}-{}",
+        ts.replace([':', '-'], ""),
+        ango_harness::env::hostname()
+    )
+}
+
+/// The start of a run whose options were checked: its results directory
+/// (made new, if asked), the Ctrl-C handler, and the environment (written
+/// to env.json).
+pub(crate) fn start_run(
+    out: &Option<std::path::PathBuf>,
+    run_id: &str,
+) -> Result<(Option<ResultsDir>, EnvInfo)> {
+    let dir = match out {
+        Some(p) => Some(ResultsDir::create_new(p)?),
+        None => None,
+    };
+    install_interrupt_handler();
+    let env = capture_env(run_id);
+    if let Some(d) = &dir {
+        d.write_json(ENV, &env)?;
+    }
+    Ok((dir, env))
+}
+
+/// The lab's namespaces need root; `--loopback` does not.
+pub(crate) fn lab_needs_root(loopback: bool) -> Result<()> {
+    // SAFETY: geteuid has no preconditions.
+    if !loopback && unsafe { libc::geteuid() } != 0 {
+        return Err(Error::usage(
+            "the TLS lab makes network namespaces and needs root; run as root, or add --loopback \
+             (127.0.0.1, no namespaces, no link emulation)",
+        ));
+    }
+    Ok(())
+}
+
+/// Exit status 130 after saying what an interrupted run kept, if it was
+/// interrupted.
+pub(crate) fn interrupted_exit(interrupted: bool, kept: usize, what: &str) -> Option<i32> {
+    interrupted.then(|| {
+        eprintln!("ango: interrupted; the {kept} {what} so far are kept");
+        130
+    })
+}
+
 /// The notes among a run's events (combinations a TLS stack lacks).
 fn event_notes(events: &[serde_json::Value]) -> Vec<String> {
     events
@@ -550,13 +600,7 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
         )));
     }
     let format = Format::parse(&a.format)?;
-    // SAFETY: geteuid has no preconditions.
-    if !spec.loopback && unsafe { libc::geteuid() } != 0 {
-        return Err(Error::usage(
-            "the TLS lab makes network namespaces and needs root; run as root, or add --loopback \
-             (127.0.0.1, no namespaces, no link emulation)",
-        ));
-    }
+    lab_needs_root(spec.loopback)?;
     let dir = match &a.out {
         Some(p) => Some(ResultsDir::create_new(p)?),
         None => None,

@@ -5,10 +5,9 @@
 //! L1d; seed 002's findings checked here.
 
 use crate::args::{list, parse_num, CyclesArgs};
-use crate::commands::capture_env;
 use ango_core::algo::names;
 use ango_core::cycles::CyclesRecord;
-use ango_core::results::{utc_now, ResultsDir, ENV, RESULTS};
+use ango_core::results::{ResultsDir, RESULTS};
 use ango_core::{Algorithm, AlgorithmId, EntryBackend, Error, Hw, Result};
 use ango_study::cycles::Plan;
 
@@ -114,21 +113,8 @@ impl CyclesArgs {
 pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
     let spec = a.spec()?;
     let json = a.format == "json";
-    let (ts, _) = utc_now();
-    let run_id = format!(
-        "{}-{}",
-        ts.replace([':', '-'], ""),
-        ango_harness::env::hostname()
-    );
-    let dir = match &a.out {
-        Some(p) => Some(ResultsDir::create_new(p)?),
-        None => None,
-    };
-    crate::commands::install_interrupt_handler();
-    let env = capture_env(&run_id);
-    if let Some(d) = &dir {
-        d.write_json(ENV, &env)?;
-    }
+    let run_id = crate::commands::new_run_id();
+    let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
     let (records, failed, interrupted) = measure_all(&spec, &run_id, dir.as_ref(), !json)?;
     if let Some(d) = &dir {
         let data = ango_report::html::ReportData {
@@ -150,12 +136,10 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
             println!("  {l}");
         }
     }
-    if interrupted {
-        eprintln!(
-            "ango: interrupted; the {} points measured so far are kept",
-            records.len()
-        );
-        return Ok(130);
+    if let Some(code) =
+        crate::commands::interrupted_exit(interrupted, records.len(), "points measured")
+    {
+        return Ok(code);
     }
     if failed > 0 {
         eprintln!("ango: {failed} implementations failed their checks and were not timed");

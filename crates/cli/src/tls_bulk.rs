@@ -2,8 +2,7 @@
 //! each endpoint in its own process under its own hardware setting.
 
 use crate::args::{parse_num, TlsArgs};
-use crate::commands::capture_env;
-use ango_core::results::{utc_now, ResultsDir, ENV, RESULTS};
+use ango_core::results::RESULTS;
 use ango_core::{Error, Hw, Result, TlsBulkRecord};
 use ango_tls::bulk::{self, BulkSpec};
 use std::time::Duration;
@@ -151,29 +150,11 @@ impl TlsArgs {
 }
 
 pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
-    let (ts, _) = utc_now();
-    let run_id = format!(
-        "{}-{}",
-        ts.replace([':', '-'], ""),
-        ango_harness::env::hostname()
-    );
+    let run_id = crate::commands::new_run_id();
     let spec = a.bulk_spec(&run_id)?;
-    if !spec.loopback && !ango_tls::lab::is_root() {
-        return Err(Error::usage(
-            "the TLS lab makes network namespaces and needs root; run as root, or add --loopback \
-             (127.0.0.1, no namespaces, no link emulation)",
-        ));
-    }
-    let dir = match &a.out {
-        Some(p) => Some(ResultsDir::create_new(p)?),
-        None => None,
-    };
-    crate::commands::install_interrupt_handler();
+    crate::commands::lab_needs_root(spec.loopback)?;
+    let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
     crate::commands::clean_stale_labs();
-    let env = capture_env(&run_id);
-    if let Some(d) = &dir {
-        d.write_json(ENV, &env)?;
-    }
     let started = std::time::Instant::now();
     let mut out: Vec<TlsBulkRecord> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
@@ -234,12 +215,5 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
     if let Some(e) = failure {
         return Err(e);
     }
-    if interrupted {
-        eprintln!(
-            "ango: interrupted; the {} points measured so far are kept",
-            out.len()
-        );
-        return Ok(130);
-    }
-    Ok(0)
+    Ok(crate::commands::interrupted_exit(interrupted, out.len(), "points measured").unwrap_or(0))
 }

@@ -4,9 +4,8 @@
 //! run's).
 
 use crate::args::{parse_num, TlsPolicyArgs};
-use crate::commands::capture_env;
 use crate::tls_bulk::parse_byte_size;
-use ango_core::results::{utc_now, ResultsDir, ENV, RESULTS};
+use ango_core::results::{ResultsDir, RESULTS};
 use ango_core::{Error, Hw, Result, TlsBulkRecord};
 use ango_tls::bulk::{self, BulkSpec};
 use ango_tls::policy::{self, PolicySpec, POLICIES, PROFILES};
@@ -116,23 +115,10 @@ impl TlsPolicyArgs {
 }
 
 pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
-    let (ts, _) = utc_now();
-    let run_id = format!(
-        "{}-{}",
-        ts.replace([':', '-'], ""),
-        ango_harness::env::hostname()
-    );
+    let run_id = crate::commands::new_run_id();
     let (spec, costs) = a.spec(&run_id)?;
     let format = ango_report::export::Format::parse(&a.format)?;
-    let dir = match &a.out {
-        Some(p) => Some(ResultsDir::create_new(p)?),
-        None => None,
-    };
-    crate::commands::install_interrupt_handler();
-    let env = capture_env(&run_id);
-    if let Some(d) = &dir {
-        d.write_json(ENV, &env)?;
-    }
+    let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
     let stop = || ango_harness::measure::stop_requested();
     let (mut rs, mut interrupted) = policy::run(&spec, &stop)?;
     let mut bulk_records: Vec<TlsBulkRecord> = Vec::new();
@@ -212,12 +198,5 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
         "{}",
         ango_report::export::render(&only_policy, format, &ango_report::export::Style::default())
     );
-    if interrupted {
-        eprintln!(
-            "ango: interrupted; the {} handshakes made so far are kept",
-            rs.len()
-        );
-        return Ok(130);
-    }
-    Ok(0)
+    Ok(crate::commands::interrupted_exit(interrupted, rs.len(), "handshakes made").unwrap_or(0))
 }

@@ -3,8 +3,7 @@
 //! length, read from the captured connection.
 
 use crate::args::{parse_sizes, TlsRecordsArgs};
-use crate::commands::capture_env;
-use ango_core::results::{utc_now, ResultsDir, ENV, RESULTS};
+use ango_core::results::RESULTS;
 use ango_core::{Error, Result, TlsRecordsRecord};
 use ango_tls::records::{self, RecordsSpec};
 
@@ -47,25 +46,12 @@ impl TlsRecordsArgs {
 }
 
 pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
-    let (ts, _) = utc_now();
-    let run_id = format!(
-        "{}-{}",
-        ts.replace([':', '-'], ""),
-        ango_harness::env::hostname()
-    );
+    let run_id = crate::commands::new_run_id();
     let mut spec = a.spec(&run_id)?;
     let json = a.format == "json";
-    let dir = match &a.out {
-        Some(p) => Some(ResultsDir::create_new(p)?),
-        None => None,
-    };
+    let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
     if let Some(d) = &dir {
         spec.capture_dir = Some(d.path.join(records::CAPTURE_DIR));
-    }
-    crate::commands::install_interrupt_handler();
-    let env = capture_env(&run_id);
-    if let Some(d) = &dir {
-        d.write_json(ENV, &env)?;
     }
     let mut out: Vec<TlsRecordsRecord> = Vec::new();
     let interrupted = records::run(
@@ -104,12 +90,5 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
     } else {
         print!("{}", ango_report::tls_records::text(&out, &offers));
     }
-    if interrupted {
-        eprintln!(
-            "ango: interrupted; the {} points measured so far are kept",
-            out.len()
-        );
-        return Ok(130);
-    }
-    Ok(0)
+    Ok(crate::commands::interrupted_exit(interrupted, out.len(), "points measured").unwrap_or(0))
 }
