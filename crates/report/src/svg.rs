@@ -355,6 +355,16 @@ pub fn band_chart(c: &Chart) -> String {
     out
 }
 
+/// An HTML list of `items`, escaped.
+pub fn bullet_list(items: &[String]) -> String {
+    let mut out = String::from("<ul>");
+    for i in items {
+        let _ = write!(out, "<li>{}</li>", escape(i));
+    }
+    out.push_str("</ul>");
+    out
+}
+
 /// One bar of a chart: its label, value and colour index.
 pub struct Bar {
     pub label: String,

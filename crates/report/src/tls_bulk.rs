@@ -416,11 +416,8 @@ pub fn section(rs: &[TlsBulkRecord]) -> String {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</table><ul>");
-    for n in notes(rs) {
-        let _ = write!(out, "<li>{}</li>", escape(&n));
-    }
-    out.push_str("</ul>");
+    out.push_str("</table>");
+    out.push_str(&crate::svg::bullet_list(&notes(rs)));
     out
 }
 

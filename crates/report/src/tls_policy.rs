@@ -365,11 +365,7 @@ pub fn section(rs: &[TlsPolicyRecord]) -> String {
         }
         out.push_str("</table>");
     }
-    out.push_str("<ul>");
-    for n in notes(rs) {
-        let _ = write!(out, "<li>{}</li>", escape(&n));
-    }
-    out.push_str("</ul>");
+    out.push_str(&crate::svg::bullet_list(&notes(rs)));
     out
 }
 

@@ -255,11 +255,8 @@ pub fn section(rs: &[TlsRecordsRecord], offers: &[SuiteOffer]) -> String {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</table><ul>");
-    for n in notes(rs) {
-        let _ = write!(out, "<li>{}</li>", escape(&n));
-    }
-    out.push_str("</ul>");
+    out.push_str("</table>");
+    out.push_str(&crate::svg::bullet_list(&notes(rs)));
     if !offers.is_empty() {
         out.push_str(
             "<h3>The seven ChaCha20-Poly1305 suites (seed 004 §1.5, RFC 7905)</h3><table><tr>\
