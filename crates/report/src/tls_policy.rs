@@ -236,14 +236,22 @@ pub fn findings(rs: &[TlsPolicyRecord]) -> Vec<Finding> {
 fn notes(rs: &[TlsPolicyRecord]) -> Vec<String> {
     let mut v = Vec::new();
     if let Some(r) = rs.first() {
+        let stacks = ordered(
+            rs.iter()
+                .flat_map(|r| {
+                    [
+                        format!("{} client {}", r.client_stack, r.client_library_version),
+                        format!("{} server {}", r.server_stack, r.server_library_version),
+                    ]
+                })
+                .collect(),
+        );
         v.push(format!(
-            "Each cell is one handshake on 127.0.0.1 ({} client, {} server, {}); the client's \
-             offer was read from its ClientHello. Costs: the client's CPU time per byte for the \
-             negotiated suite, from {}; the chacha-first client's with hw off (no AES \
-             instructions, emulated), the others' with hw on.",
-            r.client_stack,
-            r.server_stack,
-            r.server_library_version,
+            "Each cell is one handshake on 127.0.0.1 ({}); the client's offer was read from its \
+             ClientHello. Costs: the client's CPU time per byte for the negotiated suite, from \
+             {}; the chacha-first client's with hw off (no AES instructions, emulated), the \
+             others' with hw on.",
+            stacks.join("; "),
             if r.cost_source.is_empty() {
                 "nothing (costs not measured)"
             } else {
