@@ -29,7 +29,7 @@ use crate::handshake::HOST;
 use crate::lab::{Lab, Side};
 use crate::link::LinkOpts;
 use crate::records::{self, CipherSuite};
-use crate::rustls_stack::Stack;
+use crate::rustls_stack::{self, Stack};
 use ango_core::{Error, Hw, PkAlgorithm, Result, TlsBulkRecord};
 use openssl::pkey::PKey;
 use openssl::ssl::{
@@ -222,15 +222,12 @@ fn rustls_server(cert_pem: &str, key_pem: &str) -> Result<Arc<rustls::ServerConf
         .map_err(err)?;
     let mut p = rustls::crypto::aws_lc_rs::default_provider();
     p.cipher_suites = rustls::crypto::aws_lc_rs::ALL_CIPHER_SUITES.to_vec();
-    let mut cfg = rustls::ServerConfig::builder_with_provider(Arc::new(p))
-        .with_protocol_versions(&[&rustls::version::TLS12, &rustls::version::TLS13])
-        .map_err(err)?
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![cert.into()],
-            rustls::pki_types::PrivateKeyDer::Pkcs8(key.into()),
-        )
-        .map_err(err)?;
+    let mut cfg = rustls_stack::server_config_with(
+        p,
+        &[rustls_stack::version(false), rustls_stack::version(true)],
+        cert,
+        key,
+    )?;
     cfg.send_tls13_tickets = 0;
     Ok(Arc::new(cfg))
 }
@@ -241,27 +238,14 @@ fn rustls_client(s: &CipherSuite, ca_pem: &str) -> Result<Arc<rustls::ClientConf
     let suite = rustls_suite(s).ok_or_else(|| Error::usage(format!("rustls has no {}", s.iana)))?;
     let mut p = rustls::crypto::aws_lc_rs::default_provider();
     p.cipher_suites = vec![suite];
-    let version: &'static rustls::SupportedProtocolVersion = if s.tls13() {
-        &rustls::version::TLS13
-    } else {
-        &rustls::version::TLS12
-    };
-    let mut roots = rustls::RootCertStore::empty();
-    roots
-        .add(
-            X509::from_pem(ca_pem.as_bytes())
-                .and_then(|c| c.to_der())
-                .map_err(err)?
-                .into(),
-        )
+    let ca = X509::from_pem(ca_pem.as_bytes())
+        .and_then(|c| c.to_der())
         .map_err(err)?;
-    let mut cfg = rustls::ClientConfig::builder_with_provider(Arc::new(p))
-        .with_protocol_versions(&[version])
-        .map_err(err)?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    cfg.resumption = rustls::client::Resumption::disabled();
-    Ok(Arc::new(cfg))
+    Ok(Arc::new(rustls_stack::client_config_with(
+        p,
+        &[rustls_stack::version(s.tls13())],
+        ca,
+    )?))
 }
 
 /// A client context offering `s` alone, in its version alone, verifying

@@ -170,29 +170,12 @@ fn name_of(code: u16) -> String {
 /// A rustls server's own configuration for the policy matrix: its default
 /// provider, `version` only, the P-256 certificate.
 fn rustls_server(server: &ServerCert, version: &str) -> Result<Arc<rustls::ServerConfig>> {
-    let v: &'static rustls::SupportedProtocolVersion = if version == "1.3" {
-        &rustls::version::TLS13
-    } else {
-        &rustls::version::TLS12
-    };
-    let rerr = |e: &dyn std::fmt::Display| Error::Backend {
-        backend: "rustls",
-        message: e.to_string(),
-    };
-    let cert = server.cert.to_der().map_err(err)?;
-    let key = server.key.private_key_to_pkcs8().map_err(err)?;
-    let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(
+    Ok(Arc::new(crate::rustls_stack::server_config_with(
         rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_protocol_versions(&[v])
-    .map_err(|e| rerr(&e))?
-    .with_no_client_auth()
-    .with_single_cert(
-        vec![cert.into()],
-        rustls::pki_types::PrivateKeyDer::Pkcs8(key.into()),
-    )
-    .map_err(|e| rerr(&e))?;
-    Ok(Arc::new(cfg))
+        &[crate::rustls_stack::version(version == "1.3")],
+        server.cert.to_der().map_err(err)?,
+        server.key.private_key_to_pkcs8().map_err(err)?,
+    )?))
 }
 
 /// rustls' default server order in `version`, IANA names.

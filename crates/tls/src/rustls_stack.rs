@@ -153,30 +153,72 @@ impl rustls::KeyLog for KeyLog {
     }
 }
 
-fn tls13_provider(groups: Vec<&'static dyn SupportedKxGroup>) -> Arc<CryptoProvider> {
+fn tls13_provider(groups: Vec<&'static dyn SupportedKxGroup>) -> CryptoProvider {
     let mut p = aws_lc_rs::default_provider();
     p.kx_groups = groups;
-    Arc::new(p)
+    p
 }
 
-/// A server for one certificate: TLS 1.3, every group rustls has, only
-/// the leaf sent (as the OpenSSL server does).
+/// rustls' TLS 1.3 or TLS 1.2.
+pub fn version(tls13: bool) -> &'static rustls::SupportedProtocolVersion {
+    if tls13 {
+        &rustls::version::TLS13
+    } else {
+        &rustls::version::TLS12
+    }
+}
+
+/// A server with `provider`, `versions`, no client authentication and
+/// one certificate (DER, only the leaf sent, as the OpenSSL server does)
+/// with its PKCS#8 key.
+pub fn server_config_with(
+    provider: CryptoProvider,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    cert_der: Vec<u8>,
+    key_pkcs8: Vec<u8>,
+) -> Result<ServerConfig> {
+    ServerConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(versions)
+        .map_err(err)?
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![CertificateDer::from(cert_der)],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key_pkcs8)),
+        )
+        .map_err(|e| err(format!("the server's certificate and key: {e}")))
+}
+
+/// A client with `provider`, `versions`, only the CA `ca_der` trusted
+/// (chain and host name verified), no client authentication, no
+/// resumption.
+pub fn client_config_with(
+    provider: CryptoProvider,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    ca_der: Vec<u8>,
+) -> Result<ClientConfig> {
+    let mut roots = RootCertStore::empty();
+    roots.add(CertificateDer::from(ca_der)).map_err(err)?;
+    let mut cfg = ClientConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(versions)
+        .map_err(err)?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    cfg.resumption = rustls::client::Resumption::disabled();
+    Ok(cfg)
+}
+
+/// A server for one certificate: TLS 1.3, every group rustls has.
 pub fn server_config(server: &ServerCert) -> Result<Arc<ServerConfig>> {
     let groups = crate::handshake::GROUPS
         .iter()
         .filter_map(|g| kx_group(*g).ok())
         .collect();
-    let cert = CertificateDer::from(server.cert.to_der().map_err(err)?);
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+    Ok(Arc::new(server_config_with(
+        tls13_provider(groups),
+        &[version(true)],
+        server.cert.to_der().map_err(err)?,
         server.key.private_key_to_pkcs8().map_err(err)?,
-    ));
-    let cfg = ServerConfig::builder_with_provider(tls13_provider(groups))
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(err)?
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .map_err(|e| err(format!("the server's certificate and key: {e}")))?;
-    Ok(Arc::new(cfg))
+    )?))
 }
 
 /// A client for one group and CA: TLS 1.3, only that group offered, only
@@ -188,16 +230,11 @@ pub fn client_config(
     keys: Option<&KeyLines>,
 ) -> Result<Arc<ClientConfig>> {
     let g = kx_group(group).map_err(Error::usage)?;
-    let mut roots = RootCertStore::empty();
-    roots
-        .add(CertificateDer::from(ca.cert.to_der().map_err(err)?))
-        .map_err(err)?;
-    let mut cfg = ClientConfig::builder_with_provider(tls13_provider(vec![g]))
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(err)?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    cfg.resumption = rustls::client::Resumption::disabled();
+    let mut cfg = client_config_with(
+        tls13_provider(vec![g]),
+        &[version(true)],
+        ca.cert.to_der().map_err(err)?,
+    )?;
     if let Some(k) = keys {
         cfg.key_log = Arc::new(KeyLog(k.clone()));
     }
