@@ -27,7 +27,7 @@ pub enum Cmd {
     /// The public-key study of seed 003: KEMs and signatures, every call timed on its own.
     Pk(PkArgs),
     /// The TLS 1.3 handshake lab of seed 003 §4-3 (first part: handshake times per combination).
-    Tls(TlsArgs),
+    Tls(Box<TlsArgs>),
     /// Compare two results directories, or two configurations of one (DIR@hw=on DIR@hw=off).
     Compare(CompareArgs),
     /// Every algorithm × backend × implementation, available or not (with the reason).
@@ -48,6 +48,9 @@ pub enum Cmd {
     /// Seed 004's negotiation matrix: client profiles × server cipher-suite policies × TLS versions.
     #[command(name = "tls-policy")]
     TlsPolicy(TlsPolicyArgs),
+    /// The server host of a two-host TLS run: serves the lab's certificates to `ango tls --connect`.
+    #[command(name = "tls-server")]
+    TlsServer(TlsServerArgs),
     /// Internal: measure in a child process with a different environment.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -57,6 +60,38 @@ pub enum Cmd {
     /// Internal: run one constant-time target under valgrind.
     #[command(name = "__ct-worker", hide = true)]
     CtWorker { id: String },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TlsServerArgs {
+    /// The control address `ango tls --connect` reaches: IPv4 ADDR:PORT (0.0.0.0 for every
+    /// interface; port 0 picks a free one). The TLS port is picked per session and told the client.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: String,
+    /// A file holding a shared key (at least 16 bytes) instead of a token printed at start.
+    #[arg(long = "key-file", value_name = "PATH")]
+    pub key_file: Option<std::path::PathBuf>,
+    /// Write the server's results directory here (default: tls-server-RUN_ID in the current
+    /// directory): its pcaps, key log, server.jsonl and server_timelines.jsonl.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
+    /// Do not capture packets.
+    #[arg(long = "no-capture")]
+    pub no_capture: bool,
+    /// End after the first authenticated session.
+    #[arg(long)]
+    pub once: bool,
+    /// Connections per combination whose packets its pcap keeps (the first ones), or all.
+    #[arg(long = "pcap-handshakes", value_name = "N|all", default_value = "20")]
+    pub pcap_handshakes: String,
+    /// Tests: report every time this many ns off (a clock the client must correct).
+    #[arg(
+        long = "clock-shift-ns",
+        value_name = "NS",
+        hide = true,
+        allow_hyphen_values = true
+    )]
+    pub clock_shift_ns: Option<String>,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -306,6 +341,16 @@ pub struct TlsArgs {
     /// Bulk mode: how long a transfer may make no progress before it is an error (default 30s).
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub timeout: Option<String>,
+    /// Two hosts: be the client of an `ango tls-server` at ADDR:PORT (its control address);
+    /// the handshakes cross the real network between the two machines.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub connect: Option<String>,
+    /// With --connect: the token the tls-server printed at start (or set ANGO_TLS_TOKEN).
+    #[arg(long, value_name = "HEX")]
+    pub token: Option<String>,
+    /// With --connect: the shared key file the tls-server was started with, instead of a token.
+    #[arg(long = "key-file", value_name = "PATH")]
+    pub key_file: Option<std::path::PathBuf>,
 }
 
 impl TlsArgs {

@@ -53,6 +53,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Cycles(a) => crate::cycles::cycles_cmd(&a),
         Cmd::TlsRecords(a) => crate::tls_records::tls_records_cmd(&a),
         Cmd::TlsPolicy(a) => crate::tls_policy::tls_policy_cmd(&a),
+        Cmd::TlsServer(a) => crate::tls_remote::tls_server_cmd(&a),
         Cmd::TlsEndpoint => ango_tls::bulk::endpoint_main(),
         Cmd::CtWorker { id } => ango_study::ct::memcheck_worker(&id).map(|()| 0),
     }
@@ -564,6 +565,8 @@ pub(crate) fn clean_stale_labs() {
 }
 
 fn tls_cmd(a: &TlsArgs) -> Result<i32> {
+    crate::tls_remote::check_connect_flags(a)?;
+    let connect = crate::tls_remote::connect_spec(a)?;
     if a.bulk.is_some() {
         return crate::tls_bulk::tls_bulk_cmd(a);
     }
@@ -600,7 +603,9 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
         )));
     }
     let format = Format::parse(&a.format)?;
-    lab_needs_root(spec.loopback)?;
+    if connect.is_none() {
+        lab_needs_root(spec.loopback)?;
+    }
     let dir = match &a.out {
         Some(p) => Some(ResultsDir::create_new(p)?),
         None => None,
@@ -612,8 +617,13 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     }
     let started = std::time::Instant::now();
     let mut sink = ParentSink::new(dir, 0);
-    clean_stale_labs();
-    let interrupted = Study::run(&spec, &mut sink)?;
+    let interrupted = match &connect {
+        Some(to) => ango_study::tls::run_connect(&spec, to, &mut sink)?,
+        None => {
+            clean_stale_labs();
+            Study::run(&spec, &mut sink)?
+        }
+    };
     let data = report_data(Some(env), &sink, interrupted);
     if let Some(d) = &sink.dir {
         write_presentation(d, &data)?;

@@ -9,6 +9,7 @@ mod sink;
 mod tls_bulk;
 mod tls_policy;
 mod tls_records;
+mod tls_remote;
 
 use clap::Parser;
 

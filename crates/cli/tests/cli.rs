@@ -2261,3 +2261,378 @@ fn tls_rustls_handshakes_are_timed_on_the_wire() {
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("TLS stack comparison"));
 }
+
+/// Two network namespaces joined by one veth pair and sharing nothing
+/// else: two hosts for `tls-server` / `tls --connect`. Removed on drop.
+#[cfg(unix)]
+struct TwoHosts {
+    server_ns: String,
+    client_ns: String,
+}
+
+#[cfg(unix)]
+impl TwoHosts {
+    fn new(tag: &str) -> TwoHosts {
+        let id = format!("angoth{}{tag}", std::process::id());
+        let h = TwoHosts {
+            server_ns: format!("{id}-s"),
+            client_ns: format!("{id}-c"),
+        };
+        let ip = |args: &[&str]| {
+            let ok = std::process::Command::new("ip")
+                .args(args)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "ip {args:?}");
+        };
+        let (vs, vc) = (format!("{id}s"), format!("{id}c"));
+        ip(&["netns", "add", &h.server_ns]);
+        ip(&["netns", "add", &h.client_ns]);
+        ip(&["link", "add", &vs, "type", "veth", "peer", "name", &vc]);
+        ip(&["link", "set", &vs, "netns", &h.server_ns]);
+        ip(&["link", "set", &vc, "netns", &h.client_ns]);
+        for (ns, dev, addr) in [
+            (&h.server_ns, &vs, "10.199.0.1/24"),
+            (&h.client_ns, &vc, "10.199.0.2/24"),
+        ] {
+            ip(&["-n", ns, "addr", "add", addr, "dev", dev]);
+            ip(&["-n", ns, "link", "set", dev, "up"]);
+            ip(&["-n", ns, "link", "set", "lo", "up"]);
+        }
+        h
+    }
+
+    /// `ango ARGS` in namespace `ns`, optionally as user nobody.
+    fn ango(&self, ns: &str, nobody: bool) -> std::process::Command {
+        let mut c = std::process::Command::new("ip");
+        c.args(["netns", "exec", ns]);
+        if nobody {
+            c.args([
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+            ]);
+        }
+        c.arg(assert_cmd::cargo::cargo_bin("ango"));
+        c
+    }
+}
+
+#[cfg(unix)]
+impl Drop for TwoHosts {
+    fn drop(&mut self) {
+        for ns in [&self.server_ns, &self.client_ns] {
+            let _ = std::process::Command::new("ip")
+                .args(["netns", "del", ns])
+                .status();
+        }
+    }
+}
+
+/// Starts `tls-server` and reads its token from its first lines.
+#[cfg(unix)]
+fn start_tls_server(cmd: std::process::Command) -> (std::process::Child, String) {
+    let ((child, _addr), token) = start_tls_server_at(cmd);
+    (child, token)
+}
+
+#[cfg(unix)]
+fn connect_records(hosts: &TwoHosts, token: &str, out: &Path) -> Vec<serde_json::Value> {
+    let client = hosts
+        .ango(&hosts.client_ns, false)
+        .args(["tls", "--connect", "10.199.0.1:4433", "--token", token])
+        .args(["--groups", "x25519", "--server-sig", "p-256,ml-dsa-44"])
+        .args(["--ca-sig", "p-256", "--handshakes", "10"])
+        .args(["--client-stack", "both", "--server-stack", "both"])
+        .args(["--format", "json", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        client.status.success(),
+        "{}",
+        String::from_utf8_lossy(&client.stderr)
+    );
+    serde_json::from_slice(&client.stdout).unwrap()
+}
+
+/// Two processes in two namespaces that share only their link: the
+/// server's clock reads 1.5 s ahead, and the client recovers that offset
+/// within its stated uncertainty; both ends capture, every handshake has
+/// both views, the server keeps its own results.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs root (network namespaces, veth, AF_PACKET): scripts/test runs it as root"]
+fn tls_two_hosts_through_tls_server_and_connect() {
+    // SAFETY: geteuid has no preconditions.
+    assert_eq!(unsafe { libc::geteuid() }, 0, "needs root; run as root");
+    let hosts = TwoHosts::new("a");
+    let tmp = tempfile::tempdir().unwrap();
+    let (sdir, cdir) = (tmp.path().join("server"), tmp.path().join("client"));
+    let shift = 1_500_000_000f64;
+    let mut cmd = hosts.ango(&hosts.server_ns, false);
+    cmd.args(["tls-server", "--listen", "10.199.0.1:4433", "--once"])
+        .args(["--clock-shift-ns", "1500000000", "--out"])
+        .arg(&sdir);
+    let (server, token) = start_tls_server(cmd);
+    let v = connect_records(&hosts, &token, &cdir);
+    let server = server.wait_with_output().unwrap();
+    assert!(
+        server.status.success(),
+        "{}",
+        String::from_utf8_lossy(&server.stderr)
+    );
+    assert_eq!(v.len(), 8, "2 signatures × 4 stack pairings");
+    for r in &v {
+        assert_eq!(
+            (r["handshakes"].as_u64(), r["failures"].as_u64()),
+            (Some(10), Some(0))
+        );
+        assert_eq!(r["link"], "two-host");
+        let h = &r["two_host"];
+        let (off, unc) = (
+            h["clock_offset_ns"].as_f64().unwrap(),
+            h["clock_offset_uncertainty_ns"].as_f64().unwrap(),
+        );
+        assert!(
+            (off - shift).abs() <= unc,
+            "offset {off} ± {unc}, shift {shift}"
+        );
+        assert!(unc < 5e6, "{h}");
+        assert_eq!(h["server_captured"], true);
+        // Both views of every handshake, on the client's clock.
+        assert_eq!(r["capture"]["handshakes_timed"], 10, "{}", r["capture"]);
+        let phases = r["phases_ns"].as_object().unwrap();
+        assert_eq!(phases.len(), 18);
+        for p in h["cross_host_phases"].as_array().unwrap() {
+            let t = phases[p.as_str().unwrap()].as_f64().unwrap();
+            assert!(t > -unc && t < 50e6, "{p}: {t} ns (± {unc})");
+        }
+        for side in ["client_pcap", "server_pcap", "keylog"] {
+            let f = cdir.join(r["capture"][side].as_str().unwrap());
+            assert!(std::fs::metadata(&f).unwrap().len() > 24, "{f:?}");
+        }
+    }
+    // The server's own results: a line per combination, the server's half
+    // of every timeline, its pcaps.
+    let lines = std::fs::read_to_string(sdir.join("server.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 8);
+    for l in lines.lines() {
+        let s: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(s["timed_on_the_wire"], 10, "{s}");
+        assert!(
+            sdir.join(s["server_pcap"].as_str().unwrap()).exists(),
+            "{s}"
+        );
+    }
+    let tl = std::fs::read_to_string(sdir.join("server_timelines.jsonl")).unwrap();
+    assert_eq!(tl.lines().count(), 80);
+    let t: serde_json::Value = serde_json::from_str(tl.lines().next().unwrap()).unwrap();
+    let points = t["timeline"]["points_ns"].as_object().unwrap();
+    assert!(points.contains_key("client_hello_rcvd") && !points.contains_key("syn_sent"));
+}
+
+/// Without root the server serves without captures and says so, on its
+/// side and in the client's notes; the client's own view stays whole;
+/// Ctrl-C ends the server at once with status 130.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs root to make the namespaces (the server then runs as nobody): scripts/test runs it as root"]
+fn tls_server_without_root_serves_without_captures() {
+    // SAFETY: geteuid has no preconditions.
+    assert_eq!(unsafe { libc::geteuid() }, 0, "needs root; run as root");
+    let hosts = TwoHosts::new("b");
+    let tmp = tempfile::tempdir().unwrap();
+    let sdir = tmp.path().join("server");
+    let cdir = tmp.path().join("client");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cmd = hosts.ango(&hosts.server_ns, true);
+    cmd.args(["tls-server", "--listen", "10.199.0.1:4433", "--out"])
+        .arg(&sdir);
+    let (server, token) = start_tls_server(cmd);
+    let v = connect_records(&hosts, &token, &cdir);
+    assert_eq!(v.len(), 8);
+    for r in &v {
+        assert_eq!(r["failures"], 0);
+        assert_eq!(r["two_host"]["server_captured"], false);
+        let phases = r["phases_ns"].as_object().unwrap();
+        assert!(
+            phases.contains_key("ack_syn_send_to_ack_send"),
+            "{phases:?}"
+        );
+        assert!(
+            !phases.contains_key("syn_rcv_to_ack_syn_send"),
+            "{phases:?}"
+        );
+    }
+    let events = std::fs::read_to_string(cdir.join("events.jsonl")).unwrap();
+    assert!(events.contains("does not run as root"), "{events}");
+    // SAFETY: a plain signal to our own child.
+    unsafe { libc::kill(server.id() as i32, libc::SIGINT) };
+    let t = Instant::now();
+    let out = server.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(3));
+    assert_eq!(out.status.code(), Some(130));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not running as root"), "{err}");
+}
+
+#[test]
+fn two_host_flags_are_checked() {
+    let tok = "0123456789abcdef0123456789abcdef";
+    rejects(
+        &["tls", "--connect", "server:4433", "--token", tok],
+        "IPv4 address and port",
+    );
+    rejects(
+        &["tls", "--connect", "[::1]:4433", "--token", tok],
+        "IPv6 is not supported",
+    );
+    rejects(&["tls", "--token", tok], "--connect ADDR:PORT");
+    rejects(
+        &["tls", "--connect", "10.0.0.1:4433", "--token", "abc"],
+        "32 hex digits",
+    );
+    rejects(
+        &[
+            "tls",
+            "--connect",
+            "10.0.0.1:4433",
+            "--token",
+            tok,
+            "--rtt",
+            "1ms",
+        ],
+        "--rtt",
+    );
+    rejects(
+        &[
+            "tls",
+            "--connect",
+            "10.0.0.1:4433",
+            "--token",
+            tok,
+            "--loopback",
+        ],
+        "--loopback",
+    );
+    rejects(
+        &[
+            "tls",
+            "--connect",
+            "10.0.0.1:4433",
+            "--key-file",
+            "/nonexistent/key",
+        ],
+        "--key-file",
+    );
+    rejects(&["tls-server"], "--listen");
+    rejects(&["tls-server", "--listen", "4433"], "0.0.0.0:4433");
+    rejects(
+        &["tls-server", "--listen", "192.0.2.77:4433"],
+        "address of this host",
+    );
+    rejects(
+        &[
+            "tls-server",
+            "--listen",
+            "127.0.0.1:0",
+            "--pcap-handshakes",
+            "x",
+        ],
+        "or all",
+    );
+    // Without the secret in the environment either.
+    let a = ango()
+        .env_remove("ANGO_TLS_TOKEN")
+        .args(["tls", "--connect", "10.0.0.1:4433"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(
+        err.contains("--token HEX") && err.contains("--key-file"),
+        "{err}"
+    );
+}
+
+/// A client with the wrong token is refused (exit 2) and the server goes on
+/// serving; no root needed (loopback, no captures).
+#[test]
+fn tls_server_refuses_a_wrong_token_and_serves_the_right_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ango"));
+    cmd.args([
+        "tls-server",
+        "--listen",
+        "127.0.0.1:0",
+        "--once",
+        "--no-capture",
+        "--out",
+    ])
+    .arg(tmp.path().join("server"));
+    let (server, token) = start_tls_server_at(cmd);
+    let (child, token, addr) = (server.0, token, server.1);
+    let wrong = "ffffffffffffffffffffffffffffffff";
+    let a = ango()
+        .args(["tls", "--connect", &addr, "--token", wrong, "--quick"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&a.stderr).to_string();
+    assert_eq!(a.status.code(), Some(2), "{err}");
+    assert!(err.contains("does not hold this token"), "{err}");
+    ango()
+        .args([
+            "tls",
+            "--connect",
+            &addr,
+            "--token",
+            &token,
+            "--handshakes",
+            "3",
+        ])
+        .args([
+            "--groups",
+            "x25519",
+            "--server-sig",
+            "p-256",
+            "--ca-sig",
+            "p-256",
+        ])
+        .args(["--no-capture", "--format", "json"])
+        .assert()
+        .success();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("rejected a control connection"), "{err}");
+    assert!(
+        err.contains("1 sessions, 1 combinations, 1 unauthenticated"),
+        "{err}"
+    );
+}
+
+/// [`start_tls_server`] that also returns the address it printed.
+fn start_tls_server_at(mut cmd: std::process::Command) -> ((std::process::Child, String), String) {
+    use std::io::BufRead;
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first
+        .split("listening on ")
+        .nth(1)
+        .and_then(|r| r.split(';').next())
+        .unwrap()
+        .to_string();
+    let token = lines.next().unwrap().unwrap();
+    let token = token.strip_prefix("token: ").unwrap().to_string();
+    // Keep reading: a closed pipe would end the server with SIGPIPE.
+    std::thread::spawn(move || lines.for_each(drop));
+    ((child, addr), token)
+}

@@ -415,8 +415,42 @@ pub struct TlsRecord {
     pub server_bad_attempts: u64,
     /// True if Ctrl-C stopped this combination before all its handshakes.
     pub cut_short: bool,
+    /// A two-host run (`ango tls --connect`): the server's host, the
+    /// offset of its clock and what it captured; null in the one-host lab.
+    #[serde(default)]
+    pub two_host: Option<TlsTwoHost>,
     pub method: String,
     pub time: String,
+}
+
+/// What a two-host record adds: the server is another host, reached over
+/// an authenticated control connection, with its own clock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TlsTwoHost {
+    /// The server's control address, as given to `--connect`.
+    pub server: String,
+    /// The server's host name and run id (its own results directory).
+    pub server_host: String,
+    pub server_run_id: String,
+    /// Whether the server captured its packets (it needs root); without
+    /// its capture the server-side points and phases are missing.
+    pub server_captured: bool,
+    /// Server clock minus client clock, ns: the mean of NTP-style estimates
+    /// over the control connection just before and just after the
+    /// combination (each the sample with the least round-trip delay).
+    pub clock_offset_ns: f64,
+    /// Bound on the offset's error, ns: half the best sample's round-trip
+    /// delay (the most the path's asymmetry can shift it), plus half the
+    /// change between the two estimates (drift during the combination).
+    pub clock_offset_uncertainty_ns: f64,
+    /// Round-trip delay of the best clock sample, ns.
+    pub clock_rtt_ns: f64,
+    /// Clock samples taken for this combination.
+    pub clock_samples: u64,
+    /// Phases that start on one host and end on the other: each carries
+    /// ± `clock_offset_uncertainty_ns`. Every other phase is a difference
+    /// of two times on one host's clock, untouched by the offset.
+    pub cross_host_phases: Vec<String>,
 }
 
 /// Seed 003's definition of X25519 as a KEM, stated in every X25519 record.

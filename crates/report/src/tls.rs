@@ -149,10 +149,51 @@ fn marks(r: &TlsRecord) -> String {
 }
 
 /// The link, RTT and TCP settings of a run, from its first record.
+/// The two-host setting: the server, the RTT, the clocks' offset.
+fn two_host_summary(records: &[TlsRecord]) -> Option<String> {
+    let hosts: Vec<&ango_core::TlsTwoHost> =
+        records.iter().filter_map(|r| r.two_host.as_ref()).collect();
+    let h = hosts.first()?;
+    let offsets: Vec<f64> = hosts.iter().map(|h| h.clock_offset_ns).collect();
+    let (lo, hi) = offsets
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
+    let worst = hosts
+        .iter()
+        .map(|h| h.clock_offset_uncertainty_ns)
+        .fold(0.0, f64::max);
+    let rtts: Vec<f64> = records.iter().filter_map(|r| r.rtt_ns).collect();
+    let rtt = ango_harness::stats::Summary::of(&rtts).map(|s| s.median);
+    Some(format!(
+        "Two hosts: this client → tls-server {} (host {}, its run {}); RTT {} (median round trip          of the control connection's clock samples); server clock minus client clock {} ms,          each combination's estimate within ± {} ms (NTP-style over the control connection, the          least-delay sample before and after it); the phases {} cross between the hosts and carry          that uncertainty, every other phase is a difference on one host's clock; the server {}",
+        h.server,
+        h.server_host,
+        h.server_run_id,
+        rtt.map_or_else(|| "not measured".into(), |x| format!("{} ms", ms(x))),
+        if hi - lo < 1000.0 {
+            ms(lo)
+        } else {
+            format!("{} to {}", ms(lo), ms(hi))
+        },
+        ms(worst),
+        h.cross_host_phases.join(", "),
+        if h.server_captured {
+            "captured its own packets (its pcaps are beside the client's)"
+        } else {
+            "did not capture (not root): its points and the phases that need them are missing"
+        }
+    ))
+}
+
 fn link_summary(records: &[TlsRecord]) -> String {
     let Some(r) = records.first() else {
         return String::new();
     };
+    if let Some(s) = two_host_summary(records) {
+        return s;
+    }
     let mut s = format!(
         "Link {}: RTT asked {} ms, achieved {}",
         r.link,
@@ -1269,6 +1310,7 @@ mod tests {
             link: "veth".into(),
             server_bad_attempts: 0,
             cut_short: false,
+            two_host: None,
             method: String::new(),
             time: String::new(),
         }

@@ -30,12 +30,38 @@ pub fn combinations(spec: &TlsSpec) -> usize {
 /// timelines) to `sink` the moment it is done. Returns whether Ctrl-C
 /// stopped it.
 pub fn run(spec: &TlsSpec, sink: &mut dyn Sink) -> Result<bool> {
+    with_sink(spec, sink, |emit, note| {
+        let stop = || ango_harness::measure::stop_requested();
+        ango_tls::run::run(spec, &stop, emit, note)
+    })
+}
+
+/// The client side of a two-host run against an `ango tls-server`,
+/// through the sink like [`run`].
+pub fn run_connect(
+    spec: &TlsSpec,
+    to: &ango_tls::remote::ConnectSpec,
+    sink: &mut dyn Sink,
+) -> Result<bool> {
+    with_sink(spec, sink, |emit, note| {
+        let stop = || ango_harness::measure::stop_requested();
+        ango_tls::remote::run_connect(spec, to, &stop, emit, note)
+    })
+}
+
+type Emit<'a> = dyn FnMut(ango_core::TlsRecord, Vec<Option<f64>>, Vec<ango_tls::timeline::Timeline>) -> Result<()>
+    + 'a;
+
+/// Runs `body` with an emitter that sends each combination to `sink`, and
+/// notes sent before the combination they came before.
+fn with_sink(
+    spec: &TlsSpec,
+    sink: &mut dyn Sink,
+    body: impl FnOnce(&mut Emit<'_>, &mut dyn FnMut(String)) -> Result<bool>,
+) -> Result<bool> {
     let of = combinations(spec);
-    let stop = || ango_harness::measure::stop_requested();
     let notes: std::cell::RefCell<Vec<String>> = std::cell::RefCell::default();
-    let r = ango_tls::run::run(
-        spec,
-        &stop,
+    let r = body(
         &mut |r, times, timelines| {
             let pending: Vec<String> = notes.borrow_mut().drain(..).collect();
             for message in pending {

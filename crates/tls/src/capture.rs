@@ -103,6 +103,28 @@ const FILTER: [libc::sock_filter; 7] = [
     bpf(0x06, 0, 0, 0),        // ret: drop
 ];
 
+/// [`FILTER`] for TCP packets whose source or destination port is `port`
+/// (first fragments only: later ones carry no TCP header).
+fn port_filter(port: u16) -> [libc::sock_filter; 14] {
+    let p = u32::from(port);
+    [
+        bpf(0x30, 0, 0, 0),        // 0 ldb [0]: version and IHL
+        bpf(0x54, 0, 0, 0xf0),     // 1 and #0xf0
+        bpf(0x15, 0, 10, 0x40),    // 2 jeq #0x40 (IPv4), else drop
+        bpf(0x30, 0, 0, 9),        // 3 ldb [9]: protocol
+        bpf(0x15, 0, 8, 6),        // 4 jeq #6 (TCP), else drop
+        bpf(0x28, 0, 0, 6),        // 5 ldh [6]: flags and fragment offset
+        bpf(0x45, 6, 0, 0x1fff),   // 6 jset #0x1fff (a later fragment): drop
+        bpf(0xb1, 0, 0, 0),        // 7 ldxb 4*([0]&0xf): IP header length
+        bpf(0x48, 0, 0, 0),        // 8 ldh [x+0]: source port
+        bpf(0x15, 2, 0, p),        // 9 jeq #port: keep
+        bpf(0x48, 0, 0, 2),        // 10 ldh [x+2]: destination port
+        bpf(0x15, 0, 1, p),        // 11 jeq #port: keep, else drop
+        bpf(0x06, 0, 0, u32::MAX), // 12 ret: all of it
+        bpf(0x06, 0, 0, 0),        // 13 ret: drop
+    ]
+}
+
 const fn bpf(code: u16, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }
 }
@@ -115,12 +137,30 @@ impl Capture {
     /// that interface whatever namespace later threads are in. First waits
     /// (about 1 ms) until the kernel really timestamps packets on arrival.
     pub fn start(ifname: &str) -> io::Result<Capture> {
-        let name = CString::new(ifname)?;
-        // SAFETY: `name` is a valid NUL-terminated string.
-        let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
-        if ifindex == 0 {
-            return Err(os_error(&format!("interface {ifname}")));
-        }
+        Capture::start_with(Some(ifname), None)
+    }
+
+    /// [`Capture::start`] on `ifname` (`None`: every interface of the
+    /// namespace), keeping only TCP packets to or from `port` when given:
+    /// the kernel filters them, so nothing else on a shared host (other
+    /// connections, the control connection) is ever read.
+    pub fn start_with(ifname: Option<&str>, port: Option<u16>) -> io::Result<Capture> {
+        let ifindex = match ifname {
+            Some(ifname) => {
+                let name = CString::new(ifname)?;
+                // SAFETY: `name` is a valid NUL-terminated string.
+                let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
+                if ifindex == 0 {
+                    return Err(os_error(&format!("interface {ifname}")));
+                }
+                ifindex
+            }
+            None => 0,
+        };
+        let filter = match port {
+            Some(p) => port_filter(p).to_vec(),
+            None => FILTER.to_vec(),
+        };
         // Protocol 0: nothing is queued before `bind`, after the filter is attached.
         let kind = libc::SOCK_DGRAM | libc::SOCK_CLOEXEC;
         // SAFETY: a plain system call.
@@ -129,8 +169,8 @@ impl Capture {
         // SAFETY: `raw` is a freshly opened descriptor owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         let prog = libc::sock_fprog {
-            len: FILTER.len() as u16,
-            filter: FILTER.as_ptr().cast_mut(),
+            len: filter.len() as u16,
+            filter: filter.as_ptr().cast_mut(),
         };
         set_opt(&fd, libc::SO_ATTACH_FILTER, prog, "SO_ATTACH_FILTER")?;
         set_opt(&fd, libc::SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS")?;

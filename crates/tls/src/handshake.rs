@@ -8,7 +8,7 @@
 //! server's certificate and key decide its signature; the client trusts
 //! only the combination's CA and verifies the chain and the host name.
 
-use crate::certs::{Issuer, ServerCert};
+use crate::certs::ServerCert;
 use crate::probe::{self, KeyLines, MsgEvent, TcpInfo};
 use ango_core::{Error, PkAlgorithm, Result};
 use openssl::ssl::{
@@ -16,6 +16,7 @@ use openssl::ssl::{
     SslVersion,
 };
 use openssl::x509::store::X509StoreBuilder;
+use openssl::x509::X509;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
@@ -64,6 +65,12 @@ pub const GROUPS: &[PkAlgorithm] = &[
 /// the leaf is sent: the client holds the root (as with a public CA, the
 /// root is not sent).
 pub fn server_context(server: &ServerCert) -> Result<SslContext> {
+    server_context_logging(server, None)
+}
+
+/// [`server_context`] whose sessions' secrets also go to `keys` (a server
+/// on its own host, which dissects its own captures).
+pub fn server_context_logging(server: &ServerCert, keys: Option<&KeyLines>) -> Result<SslContext> {
     let mut b = SslAcceptor::mozilla_modern_v5(SslMethod::tls_server()).map_err(err)?;
     b.set_min_proto_version(Some(SslVersion::TLS1_3))
         .map_err(err)?;
@@ -78,6 +85,9 @@ pub fn server_context(server: &ServerCert) -> Result<SslContext> {
     b.set_private_key(&server.key).map_err(err)?;
     b.check_private_key().map_err(err)?;
     probe::install_msg_callback(&mut b);
+    if let Some(k) = keys {
+        k.install(&mut b);
+    }
     Ok(b.build().into_context())
 }
 
@@ -86,7 +96,7 @@ pub fn server_context(server: &ServerCert) -> Result<SslContext> {
 /// sessions' secrets go to `keys` if given.
 pub fn client_context(
     group: PkAlgorithm,
-    ca: &Issuer,
+    ca: &X509,
     keys: Option<&KeyLines>,
 ) -> Result<SslContext> {
     let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(err)?;
@@ -96,7 +106,7 @@ pub fn client_context(
         .map_err(err)?;
     b.set_groups_list(group_name(group)?).map_err(err)?;
     let mut store = X509StoreBuilder::new().map_err(err)?;
-    store.add_cert(ca.cert.clone()).map_err(err)?;
+    store.add_cert(ca.clone()).map_err(err)?;
     b.set_cert_store(store.build());
     b.set_verify(SslVerifyMode::PEER);
     probe::install_msg_callback(&mut b);
@@ -143,6 +153,7 @@ pub struct Server {
     pub handshakes: Arc<AtomicU64>,
     pub bad_attempts: Arc<AtomicU64>,
     observed: Arc<Mutex<Vec<ServerObs>>>,
+    tls: Arc<Mutex<ServerTls>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -160,11 +171,13 @@ impl Server {
         let handshakes = Arc::new(AtomicU64::new(0));
         let bad = Arc::new(AtomicU64::new(0));
         let observed: Arc<Mutex<Vec<ServerObs>>> = Arc::default();
-        let (s, h, b, o) = (
+        let tls = Arc::new(Mutex::new(tls));
+        let (s, h, b, o, t) = (
             stop.clone(),
             handshakes.clone(),
             bad.clone(),
             observed.clone(),
+            tls.clone(),
         );
         let thread = std::thread::spawn(move || {
             let mut pfd = libc::pollfd {
@@ -183,6 +196,7 @@ impl Server {
                 }
                 match listener.accept() {
                     Ok((stream, peer)) => {
+                        let tls = t.lock().unwrap_or_else(PoisonError::into_inner).clone();
                         let obs = match &tls {
                             ServerTls::OpenSsl(ctx) => serve_one(ctx, stream, peer.port()),
                             ServerTls::Rustls(cfg) => {
@@ -207,8 +221,15 @@ impl Server {
             handshakes,
             bad_attempts: bad,
             observed,
+            tls,
             thread: Some(thread),
         })
+    }
+
+    /// Serves the connections accepted from now on with `tls` (another
+    /// certificate on the same port).
+    pub fn set_tls(&self, tls: impl Into<ServerTls>) {
+        *self.tls.lock().unwrap_or_else(PoisonError::into_inner) = tls.into();
     }
 
     /// What the server observed of each connection since the last call.
@@ -235,7 +256,7 @@ impl Drop for Server {
 }
 
 /// What the server saw of one connection.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ServerObs {
     /// The client's TCP port (joins this to the client's view).
     pub peer_port: u16,
@@ -373,7 +394,7 @@ mod tests {
         let server = Server::start(l, server_context(&srv).unwrap()).unwrap();
         for g in GROUPS {
             let keys = KeyLines::default();
-            let ctx = client_context(*g, &ca, Some(&keys)).unwrap();
+            let ctx = client_context(*g, &ca.cert, Some(&keys)).unwrap();
             let o = handshake_once(&ctx, server.addr).unwrap();
             assert!(o.handshake > Duration::ZERO, "{g}");
             // The client wrote ClientHello and Finished and read the
@@ -421,7 +442,7 @@ mod tests {
                 "initial window"
             );
         }
-        let bad = client_context(PkAlgorithm::X25519, &other, None).unwrap();
+        let bad = client_context(PkAlgorithm::X25519, &other.cert, None).unwrap();
         let e = handshake_once(&bad, server.addr).unwrap_err();
         assert!(e.contains("verify"), "{e}");
         // Garbage, a truncated ClientHello and a client that leaves midway:
@@ -434,7 +455,7 @@ mod tests {
             .unwrap();
         drop(s);
         drop(TcpStream::connect(server.addr).unwrap());
-        let ok = client_context(PkAlgorithm::MlKem768, &ca, None).unwrap();
+        let ok = client_context(PkAlgorithm::MlKem768, &ca.cert, None).unwrap();
         handshake_once(&ok, server.addr).unwrap();
         std::thread::sleep(Duration::from_millis(200));
         assert!(server.bad_attempts.load(Ordering::Relaxed) >= 4);

@@ -7,6 +7,7 @@
 pub mod bulk;
 pub mod capture;
 pub mod certs;
+pub mod control;
 pub mod fuzz_readers;
 pub mod handshake;
 pub mod lab;
@@ -14,6 +15,7 @@ pub mod link;
 pub mod policy;
 pub mod probe;
 pub mod records;
+pub mod remote;
 pub mod run;
 pub mod rustls_stack;
 pub mod timeline;

@@ -144,27 +144,6 @@ impl Captures {
     }
 }
 
-/// Where the captures of a combination go (the stacks in the name when
-/// either is not OpenSSL).
-fn capture_name(
-    group: PkAlgorithm,
-    srv: PkAlgorithm,
-    ca: PkAlgorithm,
-    stacks: (Stack, Stack),
-    side: &str,
-) -> String {
-    let pair = match stacks {
-        (Stack::OpenSsl, Stack::OpenSsl) => String::new(),
-        (c, s) => format!("_{}-{}", c.name(), s.name()),
-    };
-    format!(
-        "{CAPTURE_DIR}/{}_{}_{}{pair}.{side}.pcap",
-        group.name(),
-        srv.name(),
-        ca.name()
-    )
-}
-
 /// Writes the packets of the connections of `ports` to `path`.
 pub(crate) fn write_pcap_of(path: &Path, packets: &[Packet], ports: &HashSet<u16>) -> Result<()> {
     let keep: Vec<Packet> = packets
@@ -190,7 +169,7 @@ fn median_of<T>(items: &[T], f: impl Fn(&T) -> Option<f64>) -> Option<f64> {
 }
 
 /// Waits (at most a second) until the server has reported `n` connections.
-fn server_observations(server: &Server, n: usize) -> Vec<ServerObs> {
+pub(crate) fn server_observations(server: &Server, n: usize) -> Vec<ServerObs> {
     let mut seen = Vec::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(1);
     loop {
@@ -288,14 +267,7 @@ pub fn run(
                 if stop() {
                     return Ok(true);
                 }
-                let cctx = match client_stack {
-                    Stack::OpenSsl => ClientTls::OpenSsl(client_context(group, ca, Some(&keys))?),
-                    Stack::Rustls => ClientTls::Rustls(crate::rustls_stack::client_config(
-                        group,
-                        ca,
-                        Some(&keys),
-                    )?),
-                };
+                let cctx = client_tls(client_stack, group, &ca.cert, &keys)?;
                 let bad_before = server
                     .bad_attempts
                     .load(std::sync::atomic::Ordering::Relaxed);
@@ -305,219 +277,47 @@ pub fn run(
                     c.take().map_err(|e| Error::io("reading the capture", e))?;
                 }
                 let n = spec.handshakes;
-                let work = move || {
-                    let mut obs: Vec<std::result::Result<ClientObs, String>> =
-                        Vec::with_capacity(n);
-                    for _ in 0..n {
-                        if stop() {
-                            break;
-                        }
-                        obs.push(handshake::handshake_with(&cctx, addr));
-                    }
-                    obs
-                };
+                let work = move || handshakes(&cctx, addr, n, stop);
                 let obs = match &lab {
                     Some(l) => l.in_ns(Side::Client, work),
                     None => work(),
                 };
-                let ok_obs: Vec<&ClientObs> = obs.iter().filter_map(|o| o.as_ref().ok()).collect();
                 let server_seen = server_observations(&server, obs.len());
-                for line in keys.take() {
-                    keylog.add_line(&line);
-                    if let Some(d) = &spec.capture_dir {
-                        append_line(&d.join(KEYLOG_FILE), &line)?;
-                    }
-                }
-                let mut cap = TlsCapture::default();
+                absorb_keys(&keys, &mut keylog, spec.capture_dir.as_deref())?;
                 let batches = match &captures {
                     Some(c) => Some(c.take().map_err(|e| Error::io("reading the capture", e))?),
                     None => None,
                 };
-                let conns: Vec<Conn> = match &batches {
-                    Some((c, s)) => {
-                        cap.client_packets = c.packets.len() as u64;
-                        cap.server_packets =
-                            s.as_ref().map_or(c.packets.len(), |s| s.packets.len()) as u64;
-                        cap.kernel_drops =
-                            c.kernel_drops + s.as_ref().map_or(0, |s| s.kernel_drops);
-                        let mut all: Vec<&[Packet]> = vec![&c.packets];
-                        if let Some(s) = s {
-                            all.push(&s.packets);
-                        }
-                        capture::connections(&all, server_v4)
-                    }
-                    None => Vec::new(),
+                let combo = Combo {
+                    group,
+                    srv: srv_alg,
+                    ca: ca_alg,
+                    client: client_stack,
+                    server: server_stack,
                 };
-                let by_port: HashMap<u16, &Conn> =
-                    conns.iter().map(|c| (c.client.port(), c)).collect();
-                let server_by_port: HashMap<u16, &ServerObs> =
-                    server_seen.iter().map(|s| (s.peer_port, s)).collect();
-                let mut timelines = Vec::with_capacity(ok_obs.len());
-                for (i, o) in ok_obs.iter().enumerate() {
-                    let conn = by_port.get(&o.local_port).copied();
-                    let dissected = conn.map(|c| tls13::dissect(&c.c2s, &c.s2c, &keylog));
-                    let wire = conn.zip(dissected.as_ref());
-                    let tl =
-                        timeline::build(i, o, server_by_port.get(&o.local_port).copied(), wire);
-                    if tl.complete() {
-                        cap.handshakes_timed += 1;
-                    } else if cap.problems.len() < 5 {
-                        if let Some(p) = tl.problems.first() {
-                            if !cap.problems.contains(p) {
-                                cap.problems.push(p.clone());
-                            }
-                        }
-                    }
-                    timelines.push(tl);
-                }
-                if let (Some(d), Some((c, s))) = (&spec.capture_dir, &batches) {
-                    let keep: HashSet<u16> = ok_obs
-                        .iter()
-                        .take(spec.pcap_handshakes.unwrap_or(usize::MAX))
-                        .map(|o| o.local_port)
-                        .collect();
-                    cap.handshakes_in_pcap = keep.len() as u64;
-                    let stacks = (client_stack, server_stack);
-                    let cname = capture_name(group, srv_alg, ca_alg, stacks, "client");
-                    write_pcap_of(&d.join(&cname), &c.packets, &keep)?;
-                    cap.client_pcap = Some(cname);
-                    if let Some(s) = s {
-                        let sname = capture_name(group, srv_alg, ca_alg, stacks, "server");
-                        write_pcap_of(&d.join(&sname), &s.packets, &keep)?;
-                        cap.server_pcap = Some(sname);
-                    }
-                    cap.keylog = Some(KEYLOG_FILE.into());
-                }
-                let times: Vec<Option<f64>> = obs
-                    .iter()
-                    .map(|o| o.as_ref().ok().map(|c| c.handshake.as_nanos() as f64))
-                    .collect();
-                let errors: Vec<String> = obs
-                    .iter()
-                    .filter_map(|o| o.as_ref().err().cloned())
-                    .take(5)
-                    .collect();
-                let ok: Vec<f64> = times.iter().flatten().copied().collect();
-                let q = Summary::of(&ok).map(|s| s.stats());
-                let timed: Vec<&Timeline> = timelines.iter().filter(|t| t.complete()).collect();
-                let mut phases_ns = BTreeMap::new();
-                for (phase, _, _) in timeline::PHASES {
-                    if let Some(m) =
-                        median_of(&timed, |t| t.phases_ns.get(phase).map(|&v| v as f64))
-                    {
-                        phases_ns.insert(phase.to_string(), m);
-                    }
-                }
-                let point = |t: &&Timeline, a: &str, b: &str| -> Option<f64> {
-                    Some((t.points_ns.get(b)? - t.points_ns.get(a)?) as f64)
-                };
-                let mut openssl_ns = BTreeMap::new();
-                let mut rustls_io_ns = BTreeMap::new();
-                let intervals: Vec<BTreeMap<&str, i64>> = ok_obs
-                    .iter()
-                    .map(|o| {
-                        timeline::openssl_intervals(
-                            &o.events,
-                            server_by_port.get(&o.local_port).map_or(&[], |s| &s.events),
-                        )
-                    })
-                    .collect();
-                for (k, side) in [
-                    ("client_sh_read_to_finished_write", client_stack),
-                    ("server_ch_read_to_finished_write", server_stack),
-                    ("server_sh_write_to_finished_write", server_stack),
-                ] {
-                    if let Some(m) = median_of(&intervals, |m| m.get(k).map(|&v| v as f64)) {
-                        match side {
-                            Stack::OpenSsl => openssl_ns.insert(k.to_string(), m),
-                            Stack::Rustls => rustls_io_ns.insert(k.to_string(), m),
-                        };
-                    }
-                }
-                let tcp = TlsTcp {
-                    server_mss: median_of(&server_seen, |s| {
-                        s.tcp_after.as_ref().map(|t| f64::from(t.snd_mss))
-                    }),
-                    client_mss: median_of(&ok_obs, |o| {
-                        o.tcp.as_ref().map(|t| f64::from(t.snd_mss))
-                    }),
-                    server_initial_cwnd: median_of(&server_seen, |s| {
-                        s.tcp_at_accept.as_ref().map(|t| f64::from(t.snd_cwnd))
-                    }),
-                    server_cwnd_after: median_of(&server_seen, |s| {
-                        s.tcp_after.as_ref().map(|t| f64::from(t.snd_cwnd))
-                    }),
-                    retransmissions_c2s: timelines
-                        .iter()
-                        .map(|t| u64::from(t.retransmissions_c2s))
-                        .sum(),
-                    retransmissions_s2c: timelines
-                        .iter()
-                        .map(|t| u64::from(t.retransmissions_s2c))
-                        .sum(),
-                    congestion_control: ok_obs
-                        .iter()
-                        .find_map(|o| o.tcp.as_ref().map(|t| t.congestion_control.clone()))
-                        .unwrap_or_default(),
-                };
-                let server_der = certs::der_len(&srv.cert) as u64;
-                let ca_der = certs::der_len(&ca.cert) as u64;
-                let rec = TlsRecord {
-                    schema: ango_core::SCHEMA_VERSION,
-                    schema_version: ango_core::SCHEMA_VERSION,
-                    library_version: openssl::version::version().to_string(),
-                    run_id: spec.run_id.clone(),
-                    suite: SUITE.into(),
-                    client_stack: client_stack.name().into(),
-                    server_stack: server_stack.name().into(),
-                    client_library_version: client_stack.library_version(),
+                let measured = Measured {
+                    obs,
+                    server_seen,
+                    batches,
+                    server_v4,
+                    server_bad_attempts: server
+                        .bad_attempts
+                        .load(std::sync::atomic::Ordering::Relaxed)
+                        - bad_before,
                     server_library_version: server_stack.library_version(),
-                    group: group.name().into(),
-                    server_sig: srv_alg.name().into(),
-                    ca_sig: ca_alg.name().into(),
-                    handshakes: obs.len() as u64,
-                    cut_short: obs.len() < spec.handshakes,
-                    failures: (obs.len() - ok.len()) as u64,
-                    failure_examples: errors,
-                    handshake_ns: q,
-                    phases_ns,
-                    client_sh_rcv_to_finished_send_ns: median_of(&timed, |t| {
-                        point(t, "server_hello_rcvd", "client_finished_sent")
-                    }),
-                    server_sh_send_to_finished_send_ns: median_of(&timed, |t| {
-                        point(t, "server_hello_sent", "finished_sent")
-                    }),
-                    openssl_ns,
-                    rustls_io_ns,
-                    server_flight_bytes: median_of(&timelines, |t| {
-                        t.flights.server_bytes.map(|v| v as f64)
-                    }),
-                    server_flight_segments: median_of(&timelines, |t| {
-                        t.flights.server_segments.map(f64::from)
-                    }),
-                    client_flight_segments: median_of(&timelines, |t| {
-                        t.flights.client_segments.map(f64::from)
-                    }),
-                    client_finished_segments: median_of(&timelines, |t| {
-                        t.flights.client_finished_segments.map(f64::from)
-                    }),
-                    tcp,
-                    capture: cap,
-                    cert_chain_bytes: server_der,
-                    server_cert_bytes: server_der,
-                    ca_cert_bytes: ca_der,
+                    server_clock_shift_ns: 0,
+                };
+                let setting = Setting {
                     rtt_ns,
                     rtt_asked_ns: 2.0 * spec.link.delay.as_nanos() as f64,
                     rtt_base_ns: calibration.map(|c| c.base_rtt.as_nanos() as f64),
                     link_delay_ns: calibration.map(|c| c.applied_delay.as_nanos() as f64),
                     link: link_kind.into(),
-                    server_bad_attempts: server
-                        .bad_attempts
-                        .load(std::sync::atomic::Ordering::Relaxed)
-                        - bad_before,
-                    method: METHOD.into(),
-                    time: ango_core::results::utc_now().1,
+                    server_cert_bytes: certs::der_len(&srv.cert) as u64,
+                    ca_cert_bytes: certs::der_len(&ca.cert) as u64,
+                    two_host: None,
                 };
+                let (rec, times, timelines) = analyse(spec, combo, measured, &keylog, &setting)?;
                 emit(rec, times, timelines)?;
             }
             server.stop();
@@ -526,6 +326,303 @@ pub fn run(
     drop(captures);
     drop(lab);
     Ok(stop())
+}
+
+/// One combination of the matrix.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Combo {
+    pub group: PkAlgorithm,
+    pub srv: PkAlgorithm,
+    pub ca: PkAlgorithm,
+    pub client: Stack,
+    pub server: Stack,
+}
+
+impl Combo {
+    /// Where its captures go (the stacks in the name when either is not
+    /// OpenSSL).
+    pub fn capture_name(&self, side: &str) -> String {
+        let pair = match (self.client, self.server) {
+            (Stack::OpenSsl, Stack::OpenSsl) => String::new(),
+            (c, s) => format!("_{}-{}", c.name(), s.name()),
+        };
+        format!(
+            "{CAPTURE_DIR}/{}_{}_{}{pair}.{side}.pcap",
+            self.group.name(),
+            self.srv.name(),
+            self.ca.name()
+        )
+    }
+}
+
+/// What was observed of one combination at both ends.
+pub(crate) struct Measured {
+    pub obs: Vec<std::result::Result<ClientObs, String>>,
+    pub server_seen: Vec<ServerObs>,
+    /// The client's capture and the server's (`None`: one capture saw both).
+    pub batches: Option<(CaptureBatch, Option<CaptureBatch>)>,
+    pub server_v4: SocketAddrV4,
+    pub server_bad_attempts: u64,
+    pub server_library_version: String,
+    /// What to add to the server's packet times to have them on the
+    /// server's own clock again (its pcap keeps that clock); 0 on one host.
+    pub server_clock_shift_ns: i64,
+}
+
+/// Where a combination was measured.
+pub(crate) struct Setting {
+    pub rtt_ns: Option<f64>,
+    pub rtt_asked_ns: f64,
+    pub rtt_base_ns: Option<f64>,
+    pub link_delay_ns: Option<f64>,
+    pub link: String,
+    pub server_cert_bytes: u64,
+    pub ca_cert_bytes: u64,
+    pub two_host: Option<ango_core::TlsTwoHost>,
+}
+
+/// The key-log lines of the sessions since the last call: into `keylog`
+/// (for dissecting) and, with a results directory, into its key log.
+pub(crate) fn absorb_keys(
+    keys: &KeyLines,
+    keylog: &mut tls13::KeyLog,
+    dir: Option<&Path>,
+) -> Result<()> {
+    for line in keys.take() {
+        keylog.add_line(&line);
+        if let Some(d) = dir {
+            append_line(&d.join(KEYLOG_FILE), &line)?;
+        }
+    }
+    Ok(())
+}
+
+/// A client context for a combination.
+pub(crate) fn client_tls(
+    stack: Stack,
+    group: PkAlgorithm,
+    ca: &openssl::x509::X509,
+    keys: &KeyLines,
+) -> Result<ClientTls> {
+    Ok(match stack {
+        Stack::OpenSsl => ClientTls::OpenSsl(client_context(group, ca, Some(keys))?),
+        Stack::Rustls => {
+            ClientTls::Rustls(crate::rustls_stack::client_config(group, ca, Some(keys))?)
+        }
+    })
+}
+
+/// `n` handshakes one after another (fewer when `stop` says so).
+pub(crate) fn handshakes(
+    cctx: &ClientTls,
+    addr: SocketAddr,
+    n: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<std::result::Result<ClientObs, String>> {
+    let mut obs = Vec::with_capacity(n);
+    for _ in 0..n {
+        if stop() {
+            break;
+        }
+        obs.push(handshake::handshake_with(cctx, addr));
+    }
+    obs
+}
+
+/// A combination's record, handshake times and timelines from what both
+/// ends observed (the analysis of the one-host lab and of two hosts).
+pub(crate) fn analyse(
+    spec: &TlsSpec,
+    combo: Combo,
+    m: Measured,
+    keylog: &tls13::KeyLog,
+    setting: &Setting,
+) -> Result<(TlsRecord, Vec<Option<f64>>, Vec<Timeline>)> {
+    let mut cap = TlsCapture::default();
+    let ok_obs: Vec<&ClientObs> = m.obs.iter().filter_map(|o| o.as_ref().ok()).collect();
+    let conns: Vec<Conn> = match &m.batches {
+        Some((c, s)) => {
+            cap.client_packets = c.packets.len() as u64;
+            cap.server_packets = s.as_ref().map_or(c.packets.len(), |s| s.packets.len()) as u64;
+            cap.kernel_drops = c.kernel_drops + s.as_ref().map_or(0, |s| s.kernel_drops);
+            let mut all: Vec<&[Packet]> = vec![&c.packets];
+            if let Some(s) = s {
+                all.push(&s.packets);
+            }
+            capture::connections(&all, m.server_v4)
+        }
+        None => Vec::new(),
+    };
+    let by_port: HashMap<u16, &Conn> = conns.iter().map(|c| (c.client.port(), c)).collect();
+    let server_by_port: HashMap<u16, &ServerObs> =
+        m.server_seen.iter().map(|s| (s.peer_port, s)).collect();
+    let mut timelines = Vec::with_capacity(ok_obs.len());
+    for (i, o) in ok_obs.iter().enumerate() {
+        let conn = by_port.get(&o.local_port).copied();
+        let dissected = conn.map(|c| tls13::dissect(&c.c2s, &c.s2c, keylog));
+        let wire = conn.zip(dissected.as_ref());
+        let tl = timeline::build(i, o, server_by_port.get(&o.local_port).copied(), wire);
+        if tl.complete() {
+            cap.handshakes_timed += 1;
+        } else if cap.problems.len() < 5 {
+            if let Some(p) = tl.problems.first() {
+                if !cap.problems.contains(p) {
+                    cap.problems.push(p.clone());
+                }
+            }
+        }
+        timelines.push(tl);
+    }
+    if let (Some(d), Some((c, s))) = (&spec.capture_dir, &m.batches) {
+        let keep: HashSet<u16> = ok_obs
+            .iter()
+            .take(spec.pcap_handshakes.unwrap_or(usize::MAX))
+            .map(|o| o.local_port)
+            .collect();
+        cap.handshakes_in_pcap = keep.len() as u64;
+        let cname = combo.capture_name("client");
+        write_pcap_of(&d.join(&cname), &c.packets, &keep)?;
+        cap.client_pcap = Some(cname);
+        if let Some(s) = s {
+            let sname = combo.capture_name("server");
+            let own_clock: Vec<Packet> = s
+                .packets
+                .iter()
+                .map(|p| Packet {
+                    t_ns: p.t_ns.saturating_add_signed(m.server_clock_shift_ns),
+                    ..p.clone()
+                })
+                .collect();
+            write_pcap_of(&d.join(&sname), &own_clock, &keep)?;
+            cap.server_pcap = Some(sname);
+        }
+        cap.keylog = Some(KEYLOG_FILE.into());
+    }
+    let times: Vec<Option<f64>> = m
+        .obs
+        .iter()
+        .map(|o| o.as_ref().ok().map(|c| c.handshake.as_nanos() as f64))
+        .collect();
+    let errors: Vec<String> = m
+        .obs
+        .iter()
+        .filter_map(|o| o.as_ref().err().cloned())
+        .take(5)
+        .collect();
+    let ok: Vec<f64> = times.iter().flatten().copied().collect();
+    let q = Summary::of(&ok).map(|s| s.stats());
+    // The phases of the handshakes with every point of both views; when
+    // none has them all (a side without a capture), each phase over the
+    // handshakes that have it.
+    let mut timed: Vec<&Timeline> = timelines.iter().filter(|t| t.complete()).collect();
+    if timed.is_empty() {
+        timed = timelines.iter().collect();
+    }
+    let mut phases_ns = BTreeMap::new();
+    for (phase, _, _) in timeline::PHASES {
+        if let Some(m) = median_of(&timed, |t| t.phases_ns.get(phase).map(|&v| v as f64)) {
+            phases_ns.insert(phase.to_string(), m);
+        }
+    }
+    let point = |t: &&Timeline, a: &str, b: &str| -> Option<f64> {
+        Some((t.points_ns.get(b)? - t.points_ns.get(a)?) as f64)
+    };
+    let mut openssl_ns = BTreeMap::new();
+    let mut rustls_io_ns = BTreeMap::new();
+    let intervals: Vec<BTreeMap<&str, i64>> = ok_obs
+        .iter()
+        .map(|o| {
+            timeline::openssl_intervals(
+                &o.events,
+                server_by_port.get(&o.local_port).map_or(&[], |s| &s.events),
+            )
+        })
+        .collect();
+    for (k, side) in [
+        ("client_sh_read_to_finished_write", combo.client),
+        ("server_ch_read_to_finished_write", combo.server),
+        ("server_sh_write_to_finished_write", combo.server),
+    ] {
+        if let Some(m) = median_of(&intervals, |m| m.get(k).map(|&v| v as f64)) {
+            match side {
+                Stack::OpenSsl => openssl_ns.insert(k.to_string(), m),
+                Stack::Rustls => rustls_io_ns.insert(k.to_string(), m),
+            };
+        }
+    }
+    let tcp = TlsTcp {
+        server_mss: median_of(&m.server_seen, |s| {
+            s.tcp_after.as_ref().map(|t| f64::from(t.snd_mss))
+        }),
+        client_mss: median_of(&ok_obs, |o| o.tcp.as_ref().map(|t| f64::from(t.snd_mss))),
+        server_initial_cwnd: median_of(&m.server_seen, |s| {
+            s.tcp_at_accept.as_ref().map(|t| f64::from(t.snd_cwnd))
+        }),
+        server_cwnd_after: median_of(&m.server_seen, |s| {
+            s.tcp_after.as_ref().map(|t| f64::from(t.snd_cwnd))
+        }),
+        retransmissions_c2s: timelines
+            .iter()
+            .map(|t| u64::from(t.retransmissions_c2s))
+            .sum(),
+        retransmissions_s2c: timelines
+            .iter()
+            .map(|t| u64::from(t.retransmissions_s2c))
+            .sum(),
+        congestion_control: ok_obs
+            .iter()
+            .find_map(|o| o.tcp.as_ref().map(|t| t.congestion_control.clone()))
+            .unwrap_or_default(),
+    };
+    let rec = TlsRecord {
+        schema: ango_core::SCHEMA_VERSION,
+        schema_version: ango_core::SCHEMA_VERSION,
+        library_version: openssl::version::version().to_string(),
+        run_id: spec.run_id.clone(),
+        suite: SUITE.into(),
+        client_stack: combo.client.name().into(),
+        server_stack: combo.server.name().into(),
+        client_library_version: combo.client.library_version(),
+        server_library_version: m.server_library_version.clone(),
+        group: combo.group.name().into(),
+        server_sig: combo.srv.name().into(),
+        ca_sig: combo.ca.name().into(),
+        handshakes: m.obs.len() as u64,
+        cut_short: m.obs.len() < spec.handshakes,
+        failures: (m.obs.len() - ok.len()) as u64,
+        failure_examples: errors,
+        handshake_ns: q,
+        phases_ns,
+        client_sh_rcv_to_finished_send_ns: median_of(&timed, |t| {
+            point(t, "server_hello_rcvd", "client_finished_sent")
+        }),
+        server_sh_send_to_finished_send_ns: median_of(&timed, |t| {
+            point(t, "server_hello_sent", "finished_sent")
+        }),
+        openssl_ns,
+        rustls_io_ns,
+        server_flight_bytes: median_of(&timelines, |t| t.flights.server_bytes.map(|v| v as f64)),
+        server_flight_segments: median_of(&timelines, |t| t.flights.server_segments.map(f64::from)),
+        client_flight_segments: median_of(&timelines, |t| t.flights.client_segments.map(f64::from)),
+        client_finished_segments: median_of(&timelines, |t| {
+            t.flights.client_finished_segments.map(f64::from)
+        }),
+        tcp,
+        capture: cap,
+        cert_chain_bytes: setting.server_cert_bytes,
+        server_cert_bytes: setting.server_cert_bytes,
+        ca_cert_bytes: setting.ca_cert_bytes,
+        rtt_ns: setting.rtt_ns,
+        rtt_asked_ns: setting.rtt_asked_ns,
+        rtt_base_ns: setting.rtt_base_ns,
+        link_delay_ns: setting.link_delay_ns,
+        link: setting.link.clone(),
+        server_bad_attempts: m.server_bad_attempts,
+        two_host: setting.two_host.clone(),
+        method: METHOD.into(),
+        time: ango_core::results::utc_now().1,
+    };
+    Ok((rec, times, timelines))
 }
 
 /// What the record's times are.

@@ -12,7 +12,7 @@
 //! which rustls writes through [`rustls::KeyLog`]) are the same as for
 //! OpenSSL.
 
-use crate::certs::{Issuer, ServerCert};
+use crate::certs::ServerCert;
 use crate::handshake::{ClientObs, ServerObs, HOST};
 use crate::probe::{self, KeyLines, MsgEvent};
 use ango_core::{Error, PkAlgorithm, Result};
@@ -209,16 +209,28 @@ pub fn client_config_with(
 
 /// A server for one certificate: TLS 1.3, every group rustls has.
 pub fn server_config(server: &ServerCert) -> Result<Arc<ServerConfig>> {
+    server_config_logging(server, None)
+}
+
+/// [`server_config`] whose sessions' secrets also go to `keys`.
+pub fn server_config_logging(
+    server: &ServerCert,
+    keys: Option<&KeyLines>,
+) -> Result<Arc<ServerConfig>> {
     let groups = crate::handshake::GROUPS
         .iter()
         .filter_map(|g| kx_group(*g).ok())
         .collect();
-    Ok(Arc::new(server_config_with(
+    let mut cfg = server_config_with(
         tls13_provider(groups),
         &[version(true)],
         server.cert.to_der().map_err(err)?,
         server.key.private_key_to_pkcs8().map_err(err)?,
-    )?))
+    )?;
+    if let Some(k) = keys {
+        cfg.key_log = Arc::new(KeyLog(k.clone()));
+    }
+    Ok(Arc::new(cfg))
 }
 
 /// A client for one group and CA: TLS 1.3, only that group offered, only
@@ -226,14 +238,14 @@ pub fn server_config(server: &ServerCert) -> Result<Arc<ServerConfig>> {
 /// secrets go to `keys` if given.
 pub fn client_config(
     group: PkAlgorithm,
-    ca: &Issuer,
+    ca: &openssl::x509::X509,
     keys: Option<&KeyLines>,
 ) -> Result<Arc<ClientConfig>> {
     let g = kx_group(group).map_err(Error::usage)?;
     let mut cfg = client_config_with(
         tls13_provider(vec![g]),
         &[version(true)],
-        ca.cert.to_der().map_err(err)?,
+        ca.to_der().map_err(err)?,
     )?;
     if let Some(k) = keys {
         cfg.key_log = Arc::new(KeyLog(k.clone()));
@@ -415,11 +427,11 @@ mod tests {
                     for g in [PkAlgorithm::X25519, PkAlgorithm::X25519MlKem768] {
                         let keys = KeyLines::default();
                         let c = match client_stack {
-                            Stack::OpenSsl => {
-                                ClientTls::OpenSsl(client_context(g, &ca, Some(&keys)).unwrap())
-                            }
+                            Stack::OpenSsl => ClientTls::OpenSsl(
+                                client_context(g, &ca.cert, Some(&keys)).unwrap(),
+                            ),
                             Stack::Rustls => {
-                                ClientTls::Rustls(client_config(g, &ca, Some(&keys)).unwrap())
+                                ClientTls::Rustls(client_config(g, &ca.cert, Some(&keys)).unwrap())
                             }
                         };
                         let what = format!("{sig} {g} {client_stack:?}→{server_stack:?}");
@@ -453,10 +465,10 @@ mod tests {
                         }
                         let bad = match client_stack {
                             Stack::OpenSsl => {
-                                ClientTls::OpenSsl(client_context(g, &other, None).unwrap())
+                                ClientTls::OpenSsl(client_context(g, &other.cert, None).unwrap())
                             }
                             Stack::Rustls => {
-                                ClientTls::Rustls(client_config(g, &other, None).unwrap())
+                                ClientTls::Rustls(client_config(g, &other.cert, None).unwrap())
                             }
                         };
                         assert!(
@@ -481,8 +493,9 @@ mod tests {
                     let mut s = TcpStream::connect(server.addr).unwrap();
                     s.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
                     drop(s);
-                    let ok =
-                        ClientTls::Rustls(client_config(PkAlgorithm::MlKem768, &ca, None).unwrap());
+                    let ok = ClientTls::Rustls(
+                        client_config(PkAlgorithm::MlKem768, &ca.cert, None).unwrap(),
+                    );
                     crate::handshake::handshake_with(&ok, server.addr).unwrap();
                     std::thread::sleep(Duration::from_millis(100));
                     assert!(server.bad_attempts.load(Ordering::Relaxed) >= 5);

@@ -111,6 +111,31 @@ pub const PHASES: [(&str, &str, &str); 18] = [
     ("finished_sending", "finished_sent", "finished_rcvd"),
 ];
 
+/// The points seen at the client (the table above); the others are seen
+/// at the server.
+pub const CLIENT_POINTS: [&str; 9] = [
+    "syn_sent",
+    "syn_ack_rcvd",
+    "ack_sent",
+    "client_hello_sent",
+    "server_hello_rcvd",
+    "certificate_rcvd",
+    "certificate_verify_rcvd",
+    "finished_rcvd",
+    "client_finished_sent",
+];
+
+/// The phases that start on one host and end on the other: between two
+/// hosts these carry the uncertainty of the clocks' offset.
+pub fn cross_host_phases() -> Vec<&'static str> {
+    let at_client = |p: &str| CLIENT_POINTS.contains(&p);
+    PHASES
+        .iter()
+        .filter(|(_, a, b)| at_client(a) != at_client(b))
+        .map(|(p, _, _)| *p)
+        .collect()
+}
+
 /// Wire times of one handshake message, ns after the client's SYN.
 #[derive(Clone, Debug, Serialize)]
 pub struct MsgTimes {
@@ -275,7 +300,7 @@ pub fn build(
     wire: Option<(&Conn, &Dissected)>,
 ) -> Timeline {
     let t0 = wire
-        .and_then(|(c, _)| c.client_view.syn)
+        .and_then(|(c, _)| c.client_view.syn.or(c.server_view.syn))
         .unwrap_or(client.start_ns);
     let server_events: &[MsgEvent] = server.map_or(&[], |s| &s.events);
     let mut tl = Timeline {
@@ -421,9 +446,54 @@ pub fn build(
     tl
 }
 
+/// The server's half of a timeline, from the server's own capture (a
+/// server on its own host): its points after its SYN received, the phases
+/// between two of them, and its OpenSSL events.
+pub fn build_server_view(index: usize, server: &ServerObs, wire: (&Conn, &Dissected)) -> Timeline {
+    let stand_in = ClientObs {
+        handshake: std::time::Duration::ZERO,
+        start_ns: wire.0.server_view.syn.unwrap_or(server.accepted_ns),
+        local_port: server.peer_port,
+        events: Vec::new(),
+        tcp: None,
+    };
+    let mut tl = build(index, &stand_in, Some(server), Some(wire));
+    for p in CLIENT_POINTS {
+        tl.points_ns.remove(p);
+    }
+    let points = &tl.points_ns;
+    tl.phases_ns.retain(|ph, _| {
+        PHASES
+            .iter()
+            .any(|(n, a, b)| n == ph && points.contains_key(a) && points.contains_key(b))
+    });
+    tl.problems.retain(|m| {
+        !CLIENT_POINTS
+            .iter()
+            .any(|p| m == &format!("no wire time for {p}"))
+    });
+    tl.handshake_ns = 0.0;
+    tl
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cross_host_phases_are_the_sendings() {
+        assert_eq!(
+            cross_host_phases(),
+            [
+                "syn_sending",
+                "ack_syn_sending",
+                "client_hello_sending",
+                "server_hello_sending",
+                "ack_sending",
+                "finished_sending"
+            ]
+        );
+    }
 
     #[test]
     fn phases_are_the_two_legends() {
