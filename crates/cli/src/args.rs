@@ -265,7 +265,9 @@ pub struct TlsArgs {
     /// Key-exchange groups: x25519, ml-kem-512, ml-kem-768, ml-kem-1024, x25519mlkem768.
     #[arg(long, value_name = "LIST")]
     pub groups: Option<String>,
-    /// Server certificate signatures: rsa-2048, rsa-3072, p-256, ed25519, ml-dsa-44/65/87.
+    /// Server certificate signatures: rsa-2048, rsa-3072, p-256, ed25519, ml-dsa-44/65/87, and
+    /// through rustls with liboqs mayo-1, mayo-2, cross-rsdp(g)-128-balanced/fast/small, ov-is, ov-ip,
+    /// ov-is-pkc, ov-ip-pkc, ov-is-pkc-skc, ov-ip-pkc-skc.
     #[arg(long = "server-sig", value_name = "LIST")]
     pub server_sig: Option<String>,
     /// CA signatures (same choices).
@@ -372,6 +374,12 @@ impl TlsArgs {
                 }
             };
             for a in &v {
+                if let Some(why) = ango_tls::pqsig::why_not(*a) {
+                    return Err(Error::usage(format!(
+                        "{flag}: no {a} certificates here: {why}; valid: {}",
+                        names(ok.iter().map(|a| a.name()))
+                    )));
+                }
                 if !ok.contains(a) {
                     return Err(Error::usage(format!(
                         "{flag}: '{a}' is not offered here; valid: {}",
@@ -388,19 +396,25 @@ impl TlsArgs {
             &[PkAlgorithm::X25519, PkAlgorithm::X25519MlKem768],
             ango_tls::handshake::GROUPS,
         )?;
+        // OpenSSL's signatures and the OQS schemes rustls runs with liboqs.
+        let lab_sigs: Vec<PkAlgorithm> = ango_tls::certs::SUPPORTED
+            .iter()
+            .copied()
+            .chain(ango_tls::pqsig::OQS_SIGS.iter().map(|s| s.alg))
+            .collect();
         let server_sigs = algos(
             "--server-sig",
             self.server_sig.as_deref(),
             run::DEFAULT_SIGS,
             &[PkAlgorithm::Rsa2048, PkAlgorithm::MlDsa44],
-            ango_tls::certs::SUPPORTED,
+            &lab_sigs,
         )?;
         let ca_sigs = algos(
             "--ca-sig",
             self.ca_sig.as_deref(),
             run::DEFAULT_SIGS,
             &[PkAlgorithm::P256],
-            ango_tls::certs::SUPPORTED,
+            &lab_sigs,
         )?;
         let handshakes = match &self.handshakes {
             Some(s) => parse_num("--handshakes", s, 1usize, 10_000_000)?,

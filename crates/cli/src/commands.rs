@@ -599,7 +599,9 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
             .unwrap_or_default();
         return Err(Error::usage(format!(
             "nothing in this request can run: {why}; rustls offers x25519, ml-kem-768, \
-             ml-kem-1024 and x25519mlkem768 with rsa, p-256, ed25519 and ml-dsa certificates"
+             ml-kem-1024 and x25519mlkem768 with rsa, p-256, ed25519 and ml-dsa certificates, and \
+             (with --client-stack rustls --server-stack rustls) MAYO, CROSS and the UOV variants \
+             whose keys fit its 64 KiB handshake messages"
         )));
     }
     let format = Format::parse(&a.format)?;

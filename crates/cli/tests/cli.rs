@@ -2636,3 +2636,51 @@ fn start_tls_server_at(mut cmd: std::process::Command) -> ((std::process::Child,
     std::thread::spawn(move || lines.for_each(drop));
     ((child, addr), token)
 }
+
+/// Seed 003's MAYO/CROSS/UOV server certificates run rustls to rustls with
+/// liboqs; OpenSSL-only requests and SNOVA say why not.
+#[test]
+fn tls_runs_oqs_signatures_through_rustls_and_says_why_not_elsewhere() {
+    let a = ango()
+        .args(["tls", "--loopback", "--no-capture", "--handshakes", "3"])
+        .args([
+            "--groups",
+            "x25519",
+            "--server-sig",
+            "mayo-1,ov-ip-pkc,ov-is",
+        ])
+        .args([
+            "--ca-sig",
+            "p-256",
+            "--client-stack",
+            "rustls",
+            "--server-stack",
+            "rustls",
+        ])
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    let o = a.get_output();
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v.len(), 2, "ov-is is skipped");
+    for r in &v {
+        assert_eq!(r["failures"], 0, "{r}");
+        assert_eq!(r["server_stack"], "rustls");
+    }
+    // The UOV key is in the certificate: tens of KB.
+    assert!(
+        v[1]["server_cert_bytes"].as_u64().unwrap() > 40_000,
+        "{}",
+        v[1]
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("MAX_HANDSHAKE_SIZE"), "{err}");
+    rejects(
+        &["tls", "--loopback", "--server-sig", "snova-24-5-4"],
+        "liboqs 0.14",
+    );
+    rejects(
+        &["tls", "--loopback", "--server-sig", "mayo-1"],
+        "OpenSSL 3.5 has no mayo-1",
+    );
+}

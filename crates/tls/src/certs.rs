@@ -105,7 +105,7 @@ fn keygen_by_name(name: &str) -> std::result::Result<PKey<Private>, ErrorStack> 
 }
 
 /// A fresh key pair for `alg` (RSA with e = 65537, P-256 on prime256v1).
-fn generate_key(alg: PkAlgorithm) -> Result<PKey<Private>> {
+pub(crate) fn generate_key(alg: PkAlgorithm) -> Result<PKey<Private>> {
     check_supported(alg)?;
     let what = format!("{} key generation", alg.name());
     let rsa = |bits: u32| -> std::result::Result<PKey<Private>, ErrorStack> {

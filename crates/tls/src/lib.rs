@@ -13,6 +13,8 @@ pub mod handshake;
 pub mod lab;
 pub mod link;
 pub mod policy;
+#[cfg_attr(not(feature = "pq-sigs"), allow(dead_code, unused_macros))]
+pub mod pqsig;
 pub mod probe;
 pub mod records;
 pub mod remote;

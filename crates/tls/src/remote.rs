@@ -29,9 +29,9 @@
 //! difference (drift) as its uncertainty.
 
 use crate::capture::{Capture, CaptureBatch, Packet};
-use crate::certs::{self, Chains};
 use crate::control::{Channel, Secret};
-use crate::handshake::{self, Server, ServerObs, ServerTls, HOST};
+use crate::handshake::{self, Server, ServerObs, HOST};
+use crate::pqsig::LabCerts;
 use crate::probe::{self, KeyLines};
 use crate::run::{self, Combo, Measured, Setting, TlsRecord, TlsSpec};
 use crate::rustls_stack::Stack;
@@ -341,7 +341,7 @@ pub fn serve(
         std::fs::create_dir_all(d.join(run::CAPTURE_DIR))
             .map_err(|e| Error::io("creating the capture directory", e))?;
     }
-    let mut chains: HashMap<(PkAlgorithm, PkAlgorithm), Chains> = HashMap::new();
+    let mut chains: HashMap<(PkAlgorithm, PkAlgorithm), LabCerts> = HashMap::new();
     let mut summary = ServeSummary::default();
     while !stop() {
         if !readable(listener.as_raw_fd(), 200) {
@@ -467,7 +467,7 @@ impl<'a> Session<'a> {
 
     fn serve(
         &mut self,
-        chains: &mut HashMap<(PkAlgorithm, PkAlgorithm), Chains>,
+        chains: &mut HashMap<(PkAlgorithm, PkAlgorithm), LabCerts>,
         stop: &(dyn Fn() -> bool + Sync),
         log: &mut dyn FnMut(String),
     ) -> Result<()> {
@@ -516,7 +516,7 @@ impl<'a> Session<'a> {
 
     fn prepare(
         &mut self,
-        chains: &mut HashMap<(PkAlgorithm, PkAlgorithm), Chains>,
+        chains: &mut HashMap<(PkAlgorithm, PkAlgorithm), LabCerts>,
         [group, server_sig, ca_sig, server_stack]: [&str; 4],
         client_stack: Option<&str>,
     ) -> std::result::Result<Msg, String> {
@@ -530,20 +530,14 @@ impl<'a> Session<'a> {
             crate::rustls_stack::kx_group(g)?;
         }
         if let std::collections::hash_map::Entry::Vacant(e) = chains.entry((ca_alg, srv_alg)) {
-            e.insert(Chains::make(&[(ca_alg, srv_alg)], HOST).map_err(|e| e.to_string())?);
+            e.insert(LabCerts::make(&[(ca_alg, srv_alg)], HOST).map_err(|e| e.to_string())?);
         }
-        let (ca, srv) = chains[&(ca_alg, srv_alg)]
+        let certs = chains[&(ca_alg, srv_alg)]
             .get(ca_alg, srv_alg)
             .ok_or("no chain was made")?;
-        let tls: ServerTls = match stack {
-            Stack::OpenSsl => handshake::server_context_logging(srv, Some(&self.keys))
-                .map_err(|e| e.to_string())?
-                .into(),
-            Stack::Rustls => ServerTls::Rustls(
-                crate::rustls_stack::server_config_logging(srv, Some(&self.keys))
-                    .map_err(|e| e.to_string())?,
-            ),
-        };
+        let tls = certs
+            .server_tls(stack, Some(&self.keys))
+            .map_err(|e| e.to_string())?;
         match (&self.server, self.listener.take()) {
             (Some(s), _) => s.set_tls(tls),
             (None, Some(l)) => {
@@ -571,10 +565,11 @@ impl<'a> Session<'a> {
             },
             bad,
         ));
+        let (server_cert_bytes, ca_cert_bytes) = certs.sizes();
         Ok(Msg::Ready {
-            ca_cert_der: hex::encode(ca.cert.to_der().map_err(|e| e.to_string())?),
-            server_cert_bytes: certs::der_len(&srv.cert) as u64,
-            ca_cert_bytes: certs::der_len(&ca.cert) as u64,
+            ca_cert_der: hex::encode(certs.ca_der().map_err(|e| e.to_string())?),
+            server_cert_bytes,
+            ca_cert_bytes,
             server_library_version: stack.library_version(),
         })
     }
@@ -929,10 +924,9 @@ pub fn run_connect(
                             return Err(unexpected("ready", &ready));
                         };
                         let ca = hex::decode(&ca_cert_der)
-                            .ok()
-                            .and_then(|d| openssl::x509::X509::from_der(&d).ok())
-                            .ok_or_else(|| usage_or_io("the server's CA certificate".into()))?;
-                        let cctx = run::client_tls(client_stack, group, &ca, &keys)?;
+                            .map_err(|_| usage_or_io("the server's CA certificate".into()))?;
+                        let pq = crate::pqsig::PqChain::needed(ca_alg, srv_alg);
+                        let cctx = crate::pqsig::client_tls(client_stack, group, &ca, pq, &keys)?;
                         let before = client.clock(CLOCK_SAMPLES)?;
                         if let Some(c) = &capture {
                             c.take().map_err(|e| Error::io("reading the capture", e))?;

@@ -4,10 +4,7 @@
 //! client's handshake. Failures are counted per combination, never retried.
 
 use crate::capture::{self, Capture, CaptureBatch, Conn, Packet};
-use crate::certs::{self, Chains};
-use crate::handshake::{
-    self, client_context, server_context, ClientObs, ClientTls, Server, ServerObs, ServerTls, HOST,
-};
+use crate::handshake::{self, ClientObs, ClientTls, Server, ServerObs, ServerTls, HOST};
 use crate::lab::{Lab, Side};
 use crate::link::LinkOpts;
 use crate::probe::KeyLines;
@@ -70,6 +67,17 @@ pub fn unsupported(
 ) -> Option<String> {
     use crate::rustls_stack::{kx_group, supports_sig};
     let mut why = Vec::new();
+    if let Some(w) = crate::pqsig::why_not(srv).or(crate::pqsig::why_not(ca)) {
+        return Some(w.to_string());
+    }
+    if crate::pqsig::PqChain::needed(ca, srv)
+        && (client == Stack::OpenSsl || server == Stack::OpenSsl)
+    {
+        why.push(crate::pqsig::openssl_lacks(ca, srv));
+    }
+    if let Some(w) = crate::pqsig::too_large_for_rustls(srv) {
+        why.push(w);
+    }
     if client == Stack::Rustls || server == Stack::Rustls {
         if let Err(e) = kx_group(group) {
             why.push(e);
@@ -190,7 +198,7 @@ pub fn run(
     emit: &mut dyn FnMut(TlsRecord, Vec<Option<f64>>, Vec<Timeline>) -> Result<()>,
     note: &mut dyn FnMut(String),
 ) -> Result<bool> {
-    let chains = Chains::make(&pairs(spec), HOST)?;
+    let chains = crate::pqsig::LabCerts::make(&pairs(spec), HOST)?;
     let lab = if spec.loopback {
         None
     } else {
@@ -224,9 +232,11 @@ pub fn run(
     let keys = KeyLines::default();
     let mut keylog = tls13::KeyLog::new();
     for &(ca_alg, srv_alg) in &pairs(spec) {
-        let (ca, srv) = chains
+        let certs = chains
             .get(ca_alg, srv_alg)
             .ok_or_else(|| Error::Kat(format!("no chain for {ca_alg}/{srv_alg}")))?;
+        let ca_der = certs.ca_der()?;
+        let (server_cert_bytes, ca_cert_bytes) = certs.sizes();
         for &server_stack in &spec.server_stacks {
             let runnable: Vec<(Stack, PkAlgorithm)> = spec
                 .client_stacks
@@ -250,10 +260,7 @@ pub fn run(
             if runnable.is_empty() {
                 continue;
             }
-            let stls: ServerTls = match server_stack {
-                Stack::OpenSsl => server_context(srv)?.into(),
-                Stack::Rustls => ServerTls::Rustls(crate::rustls_stack::server_config(srv)?),
-            };
+            let stls: ServerTls = certs.server_tls(server_stack, None)?;
             let bind = move || TcpListener::bind(SocketAddr::from((server_ip, 0)));
             let listener = match &lab {
                 Some(l) => l.in_ns(Side::Server, bind),
@@ -267,7 +274,8 @@ pub fn run(
                 if stop() {
                     return Ok(true);
                 }
-                let cctx = client_tls(client_stack, group, &ca.cert, &keys)?;
+                let cctx =
+                    crate::pqsig::client_tls(client_stack, group, &ca_der, certs.pq(), &keys)?;
                 let bad_before = server
                     .bad_attempts
                     .load(std::sync::atomic::Ordering::Relaxed);
@@ -313,8 +321,8 @@ pub fn run(
                     rtt_base_ns: calibration.map(|c| c.base_rtt.as_nanos() as f64),
                     link_delay_ns: calibration.map(|c| c.applied_delay.as_nanos() as f64),
                     link: link_kind.into(),
-                    server_cert_bytes: certs::der_len(&srv.cert) as u64,
-                    ca_cert_bytes: certs::der_len(&ca.cert) as u64,
+                    server_cert_bytes,
+                    ca_cert_bytes,
                     two_host: None,
                 };
                 let (rec, times, timelines) = analyse(spec, combo, measured, &keylog, &setting)?;
@@ -395,21 +403,6 @@ pub(crate) fn absorb_keys(
         }
     }
     Ok(())
-}
-
-/// A client context for a combination.
-pub(crate) fn client_tls(
-    stack: Stack,
-    group: PkAlgorithm,
-    ca: &openssl::x509::X509,
-    keys: &KeyLines,
-) -> Result<ClientTls> {
-    Ok(match stack {
-        Stack::OpenSsl => ClientTls::OpenSsl(client_context(group, ca, Some(keys))?),
-        Stack::Rustls => {
-            ClientTls::Rustls(crate::rustls_stack::client_config(group, ca, Some(keys))?)
-        }
-    })
 }
 
 /// `n` handshakes one after another (fewer when `stop` says so).

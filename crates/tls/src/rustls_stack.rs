@@ -103,7 +103,7 @@ impl Write for Sock {
     }
 }
 
-fn err(e: impl std::fmt::Display) -> Error {
+pub(crate) fn err(e: impl std::fmt::Display) -> Error {
     Error::Backend {
         backend: "rustls",
         message: e.to_string(),
@@ -132,6 +132,7 @@ pub fn supports_sig(s: PkAlgorithm) -> std::result::Result<(), String> {
         | PkAlgorithm::MlDsa44
         | PkAlgorithm::MlDsa65
         | PkAlgorithm::MlDsa87 => Ok(()),
+        other if crate::pqsig::oqs_sig(other).is_some() => Ok(()),
         other => Err(format!(
             "rustls' aws-lc-rs provider has no {other} signatures (rustls signs and verifies RSA, \
              ECDSA, Ed25519 and ML-DSA)"
@@ -151,6 +152,30 @@ impl rustls::KeyLog for KeyLog {
             hex::encode(secret)
         ));
     }
+}
+
+/// The lab's provider: aws-lc-rs with only `group` (every group rustls
+/// has, for a server, when `None`).
+#[cfg_attr(not(feature = "pq-sigs"), allow(dead_code))]
+pub(crate) fn lab_provider(group: Option<PkAlgorithm>) -> CryptoProvider {
+    let groups = match group {
+        Some(g) => crate::handshake::GROUPS
+            .iter()
+            .filter(|&&x| x == g)
+            .filter_map(|g| kx_group(*g).ok())
+            .collect(),
+        None => crate::handshake::GROUPS
+            .iter()
+            .filter_map(|g| kx_group(*g).ok())
+            .collect(),
+    };
+    tls13_provider(groups)
+}
+
+/// The rustls key log writing into `keys`.
+#[cfg_attr(not(feature = "pq-sigs"), allow(dead_code))]
+pub(crate) fn key_log(keys: &KeyLines) -> Arc<dyn rustls::KeyLog> {
+    Arc::new(KeyLog(keys.clone()))
 }
 
 fn tls13_provider(groups: Vec<&'static dyn SupportedKxGroup>) -> CryptoProvider {
@@ -504,6 +529,7 @@ mod tests {
             }
         }
         assert!(kx_group(PkAlgorithm::MlKem512).is_err());
-        assert!(supports_sig(PkAlgorithm::Mayo1).is_err());
+        assert!(supports_sig(PkAlgorithm::Snova24_5_4).is_err());
+        assert!(supports_sig(PkAlgorithm::Mayo1).is_ok());
     }
 }
