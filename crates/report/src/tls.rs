@@ -167,7 +167,11 @@ fn two_host_summary(records: &[TlsRecord]) -> Option<String> {
     let rtts: Vec<f64> = records.iter().filter_map(|r| r.rtt_ns).collect();
     let rtt = ango_harness::stats::Summary::of(&rtts).map(|s| s.median);
     Some(format!(
-        "Two hosts: this client → tls-server {} (host {}, its run {}); RTT {} (median round trip          of the control connection's clock samples); server clock minus client clock {} ms,          each combination's estimate within ± {} ms (NTP-style over the control connection, the          least-delay sample before and after it); the phases {} cross between the hosts and carry          that uncertainty, every other phase is a difference on one host's clock; the server {}",
+        "Two hosts: this client → tls-server {} (host {}, its run {}); RTT {} (median round trip \
+         of the control connection's clock samples); server clock minus client clock {} ms, \
+         each combination's estimate within ± {} ms (NTP-style over the control connection, the \
+         least-delay sample before and after it); the phases {} cross between the hosts and carry \
+         that uncertainty, every other phase is a difference on one host's clock; the server {}",
         h.server,
         h.server_host,
         h.server_run_id,
