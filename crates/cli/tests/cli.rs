@@ -120,9 +120,10 @@ fn bad_input_is_one_line_and_exit_2() {
     rejects(&["run", "--pk-iterations", "none"], "--iterations");
     rejects(&["tls", "--groups", "x448"], "x25519, ml-kem-512");
     rejects(
-        &["tls", "--server-sig", "mayo-1"],
+        &["tls", "--server-sig", "snova-25-8-3"],
         "rsa-2048, rsa-3072, p-256",
     );
+    rejects(&["tls", "--server-sig", "x25519"], "mayo-1, mayo-2");
     rejects(&["tls", "--rtt", "fast"], "1ms");
     rejects(&["tls", "--loss", "150"], "--loss");
     rejects(&["tls", "--rate", "warp9"], "100mbit");
