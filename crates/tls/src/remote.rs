@@ -885,21 +885,6 @@ pub fn run_connect(
             for &server_stack in &spec.server_stacks {
                 for &client_stack in &spec.client_stacks {
                     for &group in &spec.groups {
-                        if let Some(why) =
-                            run::unsupported(client_stack, server_stack, group, srv_alg, ca_alg)
-                        {
-                            note(format!(
-                                "skipped {} client → {} server, {group} with a {srv_alg} server \
-                                 by a {ca_alg} CA: {why}",
-                                client_stack.name(),
-                                server_stack.name()
-                            ));
-                            continue;
-                        }
-                        if stop() {
-                            let _ = client.ch.send(&Msg::Bye);
-                            return Ok(true);
-                        }
                         let combo = Combo {
                             group,
                             srv: srv_alg,
@@ -907,6 +892,16 @@ pub fn run_connect(
                             client: client_stack,
                             server: server_stack,
                         };
+                        if let Some(why) =
+                            run::unsupported(client_stack, server_stack, group, srv_alg, ca_alg)
+                        {
+                            note(run::skip_note(combo, &why));
+                            continue;
+                        }
+                        if stop() {
+                            let _ = client.ch.send(&Msg::Bye);
+                            return Ok(true);
+                        }
                         let ready = client.request(&Msg::Prepare {
                             group: group.name().into(),
                             server_sig: srv_alg.name().into(),

@@ -245,12 +245,16 @@ pub fn run(
                 .filter(
                     |&(c, g)| match unsupported(c, server_stack, g, srv_alg, ca_alg) {
                         Some(why) => {
-                            note(format!(
-                        "skipped {} client → {} server, {g} with a {srv_alg} server by a {ca_alg} \
-                         CA: {why}",
-                        c.name(),
-                        server_stack.name()
-                    ));
+                            note(skip_note(
+                                Combo {
+                                    group: g,
+                                    srv: srv_alg,
+                                    ca: ca_alg,
+                                    client: c,
+                                    server: server_stack,
+                                },
+                                &why,
+                            ));
                             false
                         }
                         None => true,
@@ -334,6 +338,18 @@ pub fn run(
     drop(captures);
     drop(lab);
     Ok(stop())
+}
+
+/// The note of a combination a stack cannot run.
+pub(crate) fn skip_note(c: Combo, why: &str) -> String {
+    format!(
+        "skipped {} client → {} server, {} with a {} server by a {} CA: {why}",
+        c.client.name(),
+        c.server.name(),
+        c.group,
+        c.srv,
+        c.ca
+    )
 }
 
 /// One combination of the matrix.
