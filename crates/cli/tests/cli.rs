@@ -2334,7 +2334,7 @@ impl Drop for TwoHosts {
 
 /// Starts `tls-server` and reads its token from its first lines.
 #[cfg(unix)]
-fn start_tls_server(cmd: std::process::Command) -> (std::process::Child, String) {
+fn start_tls_server(cmd: std::process::Command) -> (ServerChild, String) {
     let ((child, _addr), token) = start_tls_server_at(cmd);
     (child, token)
 }
@@ -2379,7 +2379,7 @@ fn tls_two_hosts_through_tls_server_and_connect() {
         .arg(&sdir);
     let (server, token) = start_tls_server(cmd);
     let v = connect_records(&hosts, &token, &cdir);
-    let server = server.wait_with_output().unwrap();
+    let server = server.finish();
     assert!(
         server.status.success(),
         "{}",
@@ -2474,7 +2474,7 @@ fn tls_server_without_root_serves_without_captures() {
     // SAFETY: a plain signal to our own child.
     unsafe { libc::kill(server.id() as i32, libc::SIGINT) };
     let t = Instant::now();
-    let out = server.wait_with_output().unwrap();
+    let out = server.finish();
     assert!(t.elapsed() < Duration::from_secs(3));
     assert_eq!(out.status.code(), Some(130));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -2605,7 +2605,7 @@ fn tls_server_refuses_a_wrong_token_and_serves_the_right_one() {
         .args(["--no-capture", "--format", "json"])
         .assert()
         .success();
-    let out = child.wait_with_output().unwrap();
+    let out = child.finish();
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("rejected a control connection"), "{err}");
@@ -2616,7 +2616,30 @@ fn tls_server_refuses_a_wrong_token_and_serves_the_right_one() {
 }
 
 /// [`start_tls_server`] that also returns the address it printed.
-fn start_tls_server_at(mut cmd: std::process::Command) -> ((std::process::Child, String), String) {
+/// A `tls-server` child that is killed if the test fails before it ends.
+struct ServerChild(Option<std::process::Child>);
+
+impl ServerChild {
+    fn id(&self) -> u32 {
+        self.0.as_ref().expect("running").id()
+    }
+
+    /// Waits for it to end and returns what it wrote.
+    fn finish(mut self) -> std::process::Output {
+        self.0.take().expect("running").wait_with_output().unwrap()
+    }
+}
+
+impl Drop for ServerChild {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn start_tls_server_at(mut cmd: std::process::Command) -> ((ServerChild, String), String) {
     use std::io::BufRead;
     let mut child = cmd
         .stdout(std::process::Stdio::piped())
@@ -2635,7 +2658,7 @@ fn start_tls_server_at(mut cmd: std::process::Command) -> ((std::process::Child,
     let token = token.strip_prefix("token: ").unwrap().to_string();
     // Keep reading: a closed pipe would end the server with SIGPIPE.
     std::thread::spawn(move || lines.for_each(drop));
-    ((child, addr), token)
+    ((ServerChild(Some(child)), addr), token)
 }
 
 /// Seed 003's MAYO/CROSS/UOV server certificates run rustls to rustls with
