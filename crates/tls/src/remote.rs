@@ -202,7 +202,7 @@ impl ClockEstimate {
     }
 }
 
-fn usage_or_io(e: String) -> Error {
+fn peer_err(e: String) -> Error {
     Error::io("the tls-server", std::io::Error::other(e))
 }
 
@@ -416,7 +416,7 @@ impl<'a> Session<'a> {
             .peer_addr()
             .map_err(|e| Error::io("control socket", e))?;
         let SocketAddr::V4(local) = local else {
-            return Err(usage_or_io("the control connection is not IPv4".into()));
+            return Err(peer_err("the control connection is not IPv4".into()));
         };
         let listener = TcpListener::bind((*local.ip(), 0))
             .map_err(|e| Error::io("binding the TLS port", e))?;
@@ -474,7 +474,7 @@ impl<'a> Session<'a> {
         let fd = self.ch.stream().as_raw_fd();
         loop {
             if stop() {
-                return Err(usage_or_io("the server was interrupted".into()));
+                return Err(peer_err("the server was interrupted".into()));
             }
             if !readable(fd, 200) {
                 continue;
@@ -804,12 +804,12 @@ impl Client {
                 other => return Err(unexpected("a clock reply", &other)),
             }
         }
-        ClockEstimate::best_of(&samples).ok_or_else(|| usage_or_io("no clock samples".into()))
+        ClockEstimate::best_of(&samples).ok_or_else(|| peer_err("no clock samples".into()))
     }
 }
 
 fn unexpected(wanted: &str, got: &Msg) -> Error {
-    usage_or_io(format!("the server sent {got:?} instead of {wanted}"))
+    peer_err(format!("the server sent {got:?} instead of {wanted}"))
 }
 
 /// Runs the matrix of `spec` against a `tls-server`; like
@@ -919,7 +919,7 @@ pub fn run_connect(
                             return Err(unexpected("ready", &ready));
                         };
                         let ca = hex::decode(&ca_cert_der)
-                            .map_err(|_| usage_or_io("the server's CA certificate".into()))?;
+                            .map_err(|_| peer_err("the server's CA certificate".into()))?;
                         let pq = crate::pqsig::PqChain::needed(ca_alg, srv_alg);
                         let cctx = crate::pqsig::client_tls(client_stack, group, &ca, pq, &keys)?;
                         let before = client.clock(CLOCK_SAMPLES)?;
@@ -963,7 +963,7 @@ pub fn run_connect(
                                 e.t_ns = back(e.t_ns);
                             }
                         }
-                        let mut server_packets = decode_packets(&packets).map_err(usage_or_io)?;
+                        let mut server_packets = decode_packets(&packets).map_err(peer_err)?;
                         for p in &mut server_packets {
                             p.t_ns = back(p.t_ns);
                         }
