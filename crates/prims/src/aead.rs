@@ -1,6 +1,9 @@
 //! ChaCha20-Poly1305 (RFC 8439 §2.8) and XChaCha20-Poly1305
 //! (draft-irtf-cfrg-xchacha §2.3), built from any pair of variants.
 
+#[cfg(target_arch = "x86_64")]
+mod stitched;
+
 use crate::chacha20::{xchacha20_setup, ChaCha20};
 use crate::poly1305::Poly1305;
 
@@ -17,6 +20,10 @@ pub struct ChaCha20Poly1305 {
 }
 
 const ZEROS: [u8; 16] = [0; 16];
+
+/// The keystream one eight-block call makes: a message of up to 448 bytes
+/// gets its one-time key and its keystream from it.
+const SHORT_KEYSTREAM: usize = 512;
 
 impl ChaCha20Poly1305 {
     pub fn new(key: &[u8; 32], chacha: ChaCha20, poly: Poly1305) -> Self {
@@ -40,7 +47,36 @@ impl ChaCha20Poly1305 {
         // The one-time key is the first 32 bytes of keystream block 0.
         let mut otk = [0u8; 32];
         self.chacha.xor_keystream(&self.key, 0, nonce, &mut otk);
-        let mut mac = self.poly.start(&otk);
+        self.mac(&otk, aad, ct)
+    }
+
+    /// How many keystream bytes (blocks 0, 1, …) one call of the variant
+    /// makes for a short message of `len` bytes, if the one-time key and
+    /// the message's keystream come from one vector call: four blocks
+    /// (SSE2) or eight (AVX2, AVX-512); none for the portable code, which
+    /// gains nothing from it.
+    fn short_span(&self, len: usize) -> Option<usize> {
+        let need = 64 + len;
+        match self.chacha.name() {
+            "portable" => None,
+            _ if need <= 256 => Some(256),
+            "sse2" => None,
+            _ if need <= SHORT_KEYSTREAM => Some(SHORT_KEYSTREAM),
+            _ => None,
+        }
+    }
+
+    /// Blocks 0.. of the keystream for a short message: the one-time key
+    /// is the first 32 bytes, the message's keystream starts at byte 64.
+    fn short_keystream(&self, nonce: &[u8; 12], span: usize) -> [u8; SHORT_KEYSTREAM] {
+        let mut ks = [0u8; SHORT_KEYSTREAM];
+        self.chacha
+            .xor_keystream(&self.key, 0, nonce, &mut ks[..span]);
+        ks
+    }
+
+    fn mac(&self, otk: &[u8; 32], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        let mut mac = self.poly.start(otk);
         mac.update(aad);
         mac.update(&ZEROS[..(16 - aad.len() % 16) % 16]);
         mac.update(ct);
@@ -52,8 +88,29 @@ impl ChaCha20Poly1305 {
         mac.finalize()
     }
 
+    /// The stitched one-pass code (AVX2 ChaCha20 beside the radix-2^64
+    /// Poly1305) for this pair and a message of `len` bytes, if it applies.
+    #[cfg(target_arch = "x86_64")]
+    fn stitched(&self, len: usize) -> Option<crate::cpu::Avx2> {
+        match (self.chacha, self.poly) {
+            (ChaCha20::Avx2(t), Poly1305::Radix64) if len >= stitched::CHUNK => Some(t),
+            _ => None,
+        }
+    }
+
     /// Encrypt `buf` in place and return the tag.
     pub fn seal(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = self.stitched(buf.len()) {
+            return stitched::seal(t, &self.key, nonce, aad, buf);
+        }
+        if let Some(span) = self.short_span(buf.len()) {
+            // One vector call makes the one-time key and the keystream.
+            let ks = self.short_keystream(nonce, span);
+            buf.iter_mut().zip(&ks[64..]).for_each(|(b, k)| *b ^= k);
+            let otk: [u8; 32] = ks[..32].try_into().expect("32 bytes");
+            return self.mac(&otk, aad, buf);
+        }
         self.chacha.xor_keystream(&self.key, 1, nonce, buf);
         self.tag(nonce, aad, buf)
     }
@@ -67,6 +124,19 @@ impl ChaCha20Poly1305 {
         buf: &mut [u8],
         tag: &[u8; 16],
     ) -> Result<(), AuthError> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = self.stitched(buf.len()) {
+            return stitched::open(t, &self.key, nonce, aad, buf, tag);
+        }
+        if let Some(span) = self.short_span(buf.len()) {
+            let ks = self.short_keystream(nonce, span);
+            let otk: [u8; 32] = ks[..32].try_into().expect("32 bytes");
+            if !ct_eq(&self.mac(&otk, aad, buf), tag) {
+                return Err(AuthError);
+            }
+            buf.iter_mut().zip(&ks[64..]).for_each(|(b, k)| *b ^= k);
+            return Ok(());
+        }
         let expect = self.tag(nonce, aad, buf);
         if !ct_eq(&expect, tag) {
             return Err(AuthError);
@@ -159,6 +229,42 @@ mod tests {
                 let mut buf2 = ct.clone();
                 assert_eq!(a.open(&nonce, &aad, &mut buf2, &bad), Err(AuthError));
                 assert_eq!(buf2, ct, "a rejected open must leave the buffer untouched");
+            }
+        }
+    }
+
+    #[test]
+    fn short_and_long_paths_agree_at_every_length() {
+        // The short path (one vector call for the one-time key and the
+        // keystream) up to 448 bytes, the long one beyond, the stitched one
+        // from 512 (AVX2 with radix64): every variant
+        // pair gives the portable/radix26 result around both limits.
+        let key = [0x42u8; 32];
+        let nonce = [7u8; 12];
+        let data: Vec<u8> = (0..4200).map(|i| (i * 7 + 3) as u8).collect();
+        let reference = ChaCha20Poly1305::new(&key, ChaCha20::Portable, Poly1305::Radix26);
+        // Around the short limits, and the stitched path's 512-byte chunks
+        // (one, two, with and without a tail).
+        let lens = (0..=600usize)
+            .filter(|l| l % 13 == 0 || (180..=200).contains(l) || (440..=520).contains(l))
+            .chain([1023, 1024, 1025, 1536, 2061, 4099]);
+        for len in lens {
+            let aad = &data[..len % 40];
+            let mut want = data[..len].to_vec();
+            let want_tag = reference.seal(&nonce, aad, &mut want);
+            for c in ChaCha20::available() {
+                for p in Poly1305::available() {
+                    let a = ChaCha20Poly1305::new(&key, c, p);
+                    let mut b = data[..len].to_vec();
+                    let t = a.seal(&nonce, aad, &mut b);
+                    assert_eq!((t, &b), (want_tag, &want), "{} len {len}", a.variant_name());
+                    let mut bad = t;
+                    bad[0] ^= 1;
+                    assert_eq!(a.open(&nonce, aad, &mut b, &bad), Err(AuthError));
+                    assert_eq!(b, want, "untouched after a refused open");
+                    a.open(&nonce, aad, &mut b, &t).unwrap();
+                    assert_eq!(b, &data[..len]);
+                }
             }
         }
     }

@@ -67,13 +67,6 @@ impl Gcm {
         core::array::from_fn(|i| s[i] ^ ek[i])
     }
 
-    fn full_tag(&self, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        let mut s = [0u8; 16];
-        self.ghash.update_padded(&mut s, aad);
-        self.ghash.update_padded(&mut s, ct);
-        self.finish_tag(j0, s, aad.len(), ct.len())
-    }
-
     /// Encrypt and hash what the stitched pass takes of `buf` (whole
     /// 256-byte steps, with VAES and VPCLMULQDQ); returns how much.
     fn stitched_seal(&self, ctr: &[u8; 16], s: &mut [u8; 16], buf: &mut [u8]) -> usize {
@@ -84,6 +77,21 @@ impl Gcm {
         #[cfg(target_arch = "x86_64")]
         if let (Some((w, k)), GhashKey::Vpclmul(u, g)) = (self.aes.vaes_keys(), &self.ghash) {
             return stitched::seal(w, *u, k, g, ctr, s, buf);
+        }
+        let _ = (ctr, s, buf);
+        0
+    }
+
+    /// Hash and decrypt in one pass what the stitched code takes of `buf`
+    /// (whole steps, with VAES and VPCLMULQDQ); returns how much.
+    fn stitched_open(&self, ctr: &[u8; 16], s: &mut [u8; 16], buf: &mut [u8]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if buf.len() < stitched::STEP {
+            return 0;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let (Some((w, k)), GhashKey::Vpclmul(u, g)) = (self.aes.vaes_keys(), &self.ghash) {
+            return stitched::open(w, *u, k, g, ctr, s, buf);
         }
         let _ = (ctr, s, buf);
         0
@@ -162,11 +170,25 @@ impl Gcm {
             buf.iter_mut().zip(&ks[16..]).for_each(|(b, k)| *b ^= k);
             return Ok(());
         }
-        let t = self.full_tag(&j0, aad, buf);
-        if tag.is_empty() || tag.len() > 16 || !ct_eq_slices(&t[..tag.len()], tag) {
+        if tag.is_empty() || tag.len() > 16 {
             return Err(AuthError);
         }
-        self.aes.ctr32_xor(&Self::inc32(&j0), buf);
+        // With VAES and VPCLMULQDQ the whole steps are hashed and decrypted
+        // in one pass, the rest hashed; then the tag decides. A wrong tag
+        // puts the decrypted steps back (the same keystream again), so the
+        // buffer is as it came whichever path ran.
+        let mut s = [0u8; 16];
+        self.ghash.update_padded(&mut s, aad);
+        let ctr = Self::inc32(&j0);
+        let done = self.stitched_open(&ctr, &mut s, buf);
+        self.ghash.update_padded(&mut s, &buf[done..]);
+        let t = self.finish_tag(&j0, s, aad.len(), buf.len());
+        if !ct_eq_slices(&t[..tag.len()], tag) {
+            self.aes.ctr32_xor(&ctr, &mut buf[..done]);
+            return Err(AuthError);
+        }
+        self.aes
+            .ctr32_xor(&crate::aes::add32(&ctr, done / 16), &mut buf[done..]);
         Ok(())
     }
 }
@@ -249,6 +271,13 @@ mod tests {
                             let name = gcm.variant_name();
                             assert_eq!(b, want, "{name} {klen} {len}");
                             assert_eq!(t, want_tag, "{name} {klen} {len}");
+                            // A wrong tag is refused and leaves the
+                            // ciphertext as it was (the one-pass open puts
+                            // back what it decrypted).
+                            let mut bad = t;
+                            bad[len % 16] ^= 0x80;
+                            assert!(gcm.open(&iv, aad, &mut b, &bad).is_err());
+                            assert_eq!(b, want, "{name} {klen} {len}: refused open");
                             gcm.open(&iv, aad, &mut b, &t).unwrap();
                             assert_eq!(b, &data[..len], "{name} {klen} {len}");
                         }

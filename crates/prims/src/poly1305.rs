@@ -1,5 +1,8 @@
-//! Poly1305 (RFC 8439 §2.5) in two variants: 26-bit limbs with 32×32→64
-//! products (the 32-bit way) and 44-bit limbs with 64×64→128 products.
+//! Poly1305 (RFC 8439 §2.5): 26-bit limbs with 32×32→64 products (the
+//! 32-bit way), 44-bit limbs with 64×64→128 products, two 64-bit limbs with
+//! 64×64→128 products (the integer multiplier's layout, which ango's
+//! ChaCha20-Poly1305 stitches beside vector ChaCha20), AVX2 and AVX-512
+//! IFMA.
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
@@ -7,6 +10,7 @@ pub mod avx2;
 pub mod ifma;
 pub mod radix26;
 pub mod radix44;
+pub mod radix64;
 
 use crate::cpu;
 
@@ -59,6 +63,7 @@ variants! {
         portable {
             Radix26 => "radix26",
             Radix44 => "radix44",
+            Radix64 => "radix64",
         }
         x86_64 {
             Avx2(cpu::Avx2) => "avx2" needs ["avx2"] else "CPU lacks AVX2",
@@ -88,6 +93,7 @@ impl Poly1305 {
         match self {
             Poly1305::Radix26 => Mac::R26(radix26::Poly1305::new(key)),
             Poly1305::Radix44 => Mac::R44(radix44::Poly1305::new(key)),
+            Poly1305::Radix64 => Mac::R64(radix64::Poly1305::new(key)),
             #[cfg(target_arch = "x86_64")]
             Poly1305::Avx2(t) => Mac::Avx2(avx2::Poly1305::new(t, key)),
             #[cfg(target_arch = "x86_64")]
@@ -110,6 +116,7 @@ impl Poly1305 {
 pub enum Mac {
     R26(radix26::Poly1305),
     R44(radix44::Poly1305),
+    R64(radix64::Poly1305),
     #[cfg(target_arch = "x86_64")]
     Avx2(avx2::Poly1305),
     #[cfg(target_arch = "x86_64")]
@@ -121,6 +128,7 @@ impl Mac {
         match self {
             Mac::R26(p) => p.update(data),
             Mac::R44(p) => p.update(data),
+            Mac::R64(p) => p.update(data),
             #[cfg(target_arch = "x86_64")]
             Mac::Avx2(p) => p.update(data),
             #[cfg(target_arch = "x86_64")]
@@ -132,6 +140,7 @@ impl Mac {
         match self {
             Mac::R26(p) => p.finalize(),
             Mac::R44(p) => p.finalize(),
+            Mac::R64(p) => p.finalize(),
             #[cfg(target_arch = "x86_64")]
             Mac::Avx2(p) => p.finalize(),
             #[cfg(target_arch = "x86_64")]

@@ -39,6 +39,19 @@ macro_rules! qr {
 /// (exactly 512 bytes).
 #[target_feature(enable = "avx2")]
 fn eight_blocks(state: &[u32; 16], buf: &mut [u8; 512]) {
+    eight_blocks_with(state, buf, |_| {});
+}
+
+/// As [`eight_blocks`], calling `between(i)` after double round i (0..10):
+/// work that does not use the vector units (a scalar Poly1305) placed
+/// there runs beside the rounds instead of after them.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) fn eight_blocks_with(
+    state: &[u32; 16],
+    buf: &mut [u8; 512],
+    mut between: impl FnMut(usize),
+) {
     let r16 = _mm256_set_epi8(
         13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10, 5, 4,
         7, 6, 1, 0, 3, 2,
@@ -53,7 +66,7 @@ fn eight_blocks(state: &[u32; 16], buf: &mut [u8; 512]) {
     }
     init[12] = _mm256_add_epi32(init[12], _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0));
     let mut v = init;
-    for _ in 0..10 {
+    for dr in 0..10 {
         qr!(v, 0, 4, 8, 12, r16, r8);
         qr!(v, 1, 5, 9, 13, r16, r8);
         qr!(v, 2, 6, 10, 14, r16, r8);
@@ -62,6 +75,7 @@ fn eight_blocks(state: &[u32; 16], buf: &mut [u8; 512]) {
         qr!(v, 1, 6, 11, 12, r16, r8);
         qr!(v, 2, 7, 8, 13, r16, r8);
         qr!(v, 3, 4, 9, 14, r16, r8);
+        between(dr);
     }
     for i in 0..16 {
         v[i] = _mm256_add_epi32(v[i], init[i]);

@@ -2,7 +2,8 @@
 //! multiplication white paper): Karatsuba-free 4-multiply product, a shift
 //! left by one for the reflected bit order, and the two-phase reduction.
 //! Four blocks are aggregated: Y' = (Y+X1)·H^4 + X2·H^3 + X3·H^2 + X4·H with
-//! the four 256-bit products summed and reduced once. Constant time.
+//! the four 256-bit products summed and reduced once (a last one to three
+//! blocks likewise with H^3, H^2, H). Constant time.
 
 use crate::cpu::Pclmul;
 use core::arch::x86_64::*;
@@ -122,8 +123,23 @@ fn update_inner(k: &Key, y: &mut [u8; 16], blocks: &[u8]) {
         let hi = _mm_xor_si128(_mm_xor_si128(h1, h2), _mm_xor_si128(h3, h4));
         acc = reduce(lo, hi);
     }
-    for b in chunks.remainder().chunks_exact(16) {
-        acc = mul(_mm_xor_si128(acc, load(b)), p[0]);
+    // One to three blocks left: aggregated too, Y' = (Y+X1)·H^r + … + Xr·H,
+    // one reduction (a short message's whole hash is often just this).
+    let rest = chunks.remainder();
+    let r = rest.len() / 16;
+    if r > 0 {
+        let mut lo = _mm_setzero_si128();
+        let mut hi = lo;
+        for (i, b) in rest.chunks_exact(16).enumerate() {
+            let mut x = load(b);
+            if i == 0 {
+                x = _mm_xor_si128(x, acc);
+            }
+            let (l, h) = clmul(x, p[r - 1 - i]);
+            lo = _mm_xor_si128(lo, l);
+            hi = _mm_xor_si128(hi, h);
+        }
+        acc = reduce(lo, hi);
     }
     *y = store(acc);
 }

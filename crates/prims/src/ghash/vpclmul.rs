@@ -49,15 +49,37 @@ pub(crate) fn powers(k: &Key) -> [__m256i; 8] {
     })
 }
 
+/// Reverses the bytes of each 128-bit half (the blocks' byte order to the
+/// reflected one the multiplies use).
+#[inline]
+#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+pub(crate) fn rev256() -> __m256i {
+    _mm256_set_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+        12, 13, 14, 15,
+    )
+}
+
+/// Sum the two halves of the accumulated low, middle and high products and
+/// reduce once: the new hash state.
+#[inline]
+#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+pub(crate) fn finish(lo: __m256i, mid: __m256i, hi: __m256i) -> __m128i {
+    let fold =
+        |v: __m256i| _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    let (lo, mid, hi) = (fold(lo), fold(mid), fold(hi));
+    pclmul::reduce(
+        _mm_xor_si128(lo, _mm_slli_si128::<8>(mid)),
+        _mm_xor_si128(hi, _mm_srli_si128::<8>(mid)),
+    )
+}
+
 /// Absorb the 256 bytes at `blocks` into the (byte-reversed) state `acc`.
 #[inline]
 #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
 pub(crate) fn step(h: &[__m256i; 8], acc: __m128i, blocks: &[u8]) -> __m128i {
     assert!(blocks.len() >= STEP);
-    let rev = _mm256_set_epi8(
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-        12, 13, 14, 15,
-    );
+    let rev = rev256();
     let p = blocks.as_ptr();
     let mut lo = _mm256_setzero_si256();
     let mut mid = lo;
@@ -78,13 +100,7 @@ pub(crate) fn step(h: &[__m256i; 8], acc: __m128i, blocks: &[u8]) -> __m128i {
             ),
         );
     }
-    let fold =
-        |v: __m256i| _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-    let (lo, mid, hi) = (fold(lo), fold(mid), fold(hi));
-    pclmul::reduce(
-        _mm_xor_si128(lo, _mm_slli_si128::<8>(mid)),
-        _mm_xor_si128(hi, _mm_srli_si128::<8>(mid)),
-    )
+    finish(lo, mid, hi)
 }
 
 #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]

@@ -165,9 +165,16 @@ fn groups(h: &mut [u32; 5], pows: &[[u32; 5]; 4 * LANES_SETS], k: usize, data: &
     let mut acc = [[zero; 5]; LANES_SETS];
     acc[0] = core::array::from_fn(|i| _mm256_set_epi64x(0, 0, 0, h[i] as i64));
     let n = data.len() / 64;
+    // The accumulator of group g is g mod k, kept as a wrapping counter (a
+    // division per group would cost as much as the group's multiply).
+    let mut ai = 0;
     for (g, chunk) in data.chunks_exact(64).enumerate() {
         let m = load_blocks(chunk);
-        let a = &mut acc[g % k];
+        let a = &mut acc[ai];
+        ai += 1;
+        if ai == k {
+            ai = 0;
+        }
         for i in 0..5 {
             a[i] = _mm256_add_epi64(a[i], m[i]);
         }
@@ -204,7 +211,10 @@ impl Poly1305 {
         let (head, bulk, tail) = super::split_for_groups(self.inner.buf_len, data, 64);
         self.inner.update(head);
         if !bulk.is_empty() {
-            let k = (bulk.len() / 64).min(LANES_SETS);
+            // Each accumulator beyond the first costs four more powers of r
+            // (four scalar multiplies) per message: worth it only when it
+            // has at least four groups of its own to hide latency over.
+            let k = (bulk.len() / 256).clamp(1, LANES_SETS);
             if self.npows < 4 * k {
                 if self.npows == 0 {
                     self.pows[0] = self.inner.r;

@@ -145,9 +145,16 @@ fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8 * SETS], k: usize, data: &[u8]) 
         unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
     });
     let n = data.len() / 128;
+    // Group g goes to accumulator g mod k, kept as a wrapping counter (no
+    // division per group).
+    let mut ai = 0;
     for (g, chunk) in data.chunks_exact(128).enumerate() {
         let m = load_blocks(chunk);
-        let a = &mut acc[g % k];
+        let a = &mut acc[ai];
+        ai += 1;
+        if ai == k {
+            ai = 0;
+        }
         for i in 0..3 {
             a[i] = _mm512_add_epi64(a[i], m[i]);
         }
