@@ -166,7 +166,16 @@ impl Sink for ParentSink {
                     record.size_bytes,
                     record.bytes_per_second / 1e6,
                     record.stats.robust_cv * 100.0,
-                    if record.noisy { "  (noisy)" } else { "" }
+                    match &record.multi {
+                        Some(m) => format!(
+                            "  {} workers, scaling {:.1}%{}",
+                            record.workers,
+                            m.scaling_efficiency * 100.0,
+                            if record.noisy { " (noisy)" } else { "" }
+                        ),
+                        None if record.noisy => "  (noisy)".into(),
+                        None => String::new(),
+                    }
                 ));
                 self.records.push(*record);
             }
@@ -252,7 +261,16 @@ impl Sink for ParentSink {
                     ango_report::pk::fmt_ns(record.stats.median),
                     record.stats.robust_cv * 100.0,
                     record.iterations,
-                    if record.warnings.is_empty() { "" } else { "  (cut short)" }
+                    match &record.multi {
+                        Some(m) => format!(
+                            "  {} workers {:.0} ops/s, scaling {:.1}%",
+                            record.workers,
+                            m.aggregate_per_second,
+                            m.scaling_efficiency * 100.0
+                        ),
+                        None if record.warnings.is_empty() => String::new(),
+                        None => "  (cut short)".into(),
+                    }
                 ));
                 self.pk_records.push(*record);
                 self.pk_samples.push(*samples);

@@ -53,7 +53,9 @@ pub struct Finding {
     /// The claim as the seed makes it, in words.
     pub claim: String,
     /// The value measured here (a ratio, a time, a count); None when the
-    /// finding is not a number.
+    /// finding is not a number. Written as `measured` (read also as
+    /// `value`, its name before schema 2's findings were verdicts).
+    #[serde(rename = "measured", alias = "value")]
     pub value: Option<f64>,
     /// The 95% interval of `value`, when it has one.
     pub ci95_low: Option<f64>,

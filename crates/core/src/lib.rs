@@ -27,8 +27,8 @@ pub use pk::{
     Timing,
 };
 pub use record::{
-    EnvInfo, PkRecord, PkSamples, SpeedRecord, TlsCapture, TlsRecord, TlsTcp, TlsTwoHost,
-    SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
+    EnvInfo, MultiCore, PkRecord, PkSamples, SpeedRecord, TlsCapture, TlsRecord, TlsTcp,
+    TlsTwoHost, WorkerFigure, SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
 };
 pub use stats::Stats;
 pub use tls_records::{SuiteOffer, TlsBulkRecord, TlsPolicyRecord, TlsRecordsRecord};

@@ -11,6 +11,11 @@ fn schema_v1() -> u32 {
     1
 }
 
+/// Records written before `workers` existed were measured by one worker.
+fn one_worker() -> u32 {
+    1
+}
+
 /// Public-key records written before `timing` existed timed each call
 /// with its own context: what is now `api-call`.
 fn timing_api_call() -> String {
@@ -85,6 +90,83 @@ pub struct SpeedRecord {
     pub method: String,
     /// RFC 3339 UTC time the point finished.
     pub time: String,
+    /// How many workers measured this point at once, each on its own CPU
+    /// (`--multi`); 1 otherwise. With more than one, `bytes_per_second` is
+    /// the aggregate (the sum of every worker's size / median time) and the
+    /// statistics are over all workers' samples pooled (time per message on
+    /// one worker while all run).
+    #[serde(default = "one_worker")]
+    pub workers: u32,
+    /// With `workers` > 1: each worker's figure, the aggregate and the
+    /// scaling against one worker measured just before in the same run.
+    #[serde(default)]
+    pub multi: Option<MultiCore>,
+}
+
+/// The multi-core figures of one point (`--multi`): N workers, each pinned
+/// to its own CPU, sampling over the same window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MultiCore {
+    /// The CPU of each worker, in worker order.
+    pub cpus: Vec<usize>,
+    pub per_worker: Vec<WorkerFigure>,
+    /// Sum over workers of size / median time, bytes/s (operations/s in
+    /// the public-key study), with the 95% interval from the sums of the
+    /// workers' interval ends.
+    pub aggregate_per_second: f64,
+    pub aggregate_ci95_low: f64,
+    pub aggregate_ci95_high: f64,
+    /// One worker alone on the first CPU, measured just before the N.
+    pub single: WorkerFigure,
+    /// aggregate / (workers × single): 1.0 is perfect scaling.
+    pub scaling_efficiency: f64,
+    pub scaling_efficiency_ci95_low: f64,
+    pub scaling_efficiency_ci95_high: f64,
+}
+
+/// One worker's figure: its median time per operation with the 95%
+/// interval, and the rate it gives.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerFigure {
+    pub cpu: usize,
+    pub median_ns: f64,
+    pub ci95_low_ns: f64,
+    pub ci95_high_ns: f64,
+    pub robust_cv: f64,
+    pub samples: u64,
+    /// Bytes/s (speed) or operations/s (public key) at the median.
+    pub per_second: f64,
+}
+
+impl MultiCore {
+    /// The figures from the one-worker baseline and each worker's (median,
+    /// CI low, CI high, robust CV, samples), rate = `units` / time (bytes
+    /// per message, or 1 for operations).
+    pub fn from(single: WorkerFigure, workers: Vec<WorkerFigure>, units: f64) -> MultiCore {
+        let rate = |ns: f64| if ns > 0.0 { units * 1e9 / ns } else { 0.0 };
+        let agg: f64 = workers.iter().map(|w| rate(w.median_ns)).sum();
+        // Slowest times give the lowest rates.
+        let lo: f64 = workers.iter().map(|w| rate(w.ci95_high_ns)).sum();
+        let hi: f64 = workers.iter().map(|w| rate(w.ci95_low_ns)).sum();
+        let n = workers.len().max(1) as f64;
+        let (s, s_lo, s_hi) = (
+            rate(single.median_ns),
+            rate(single.ci95_high_ns),
+            rate(single.ci95_low_ns),
+        );
+        let eff = |a: f64, b: f64| if b > 0.0 { a / (n * b) } else { 0.0 };
+        MultiCore {
+            cpus: workers.iter().map(|w| w.cpu).collect(),
+            aggregate_per_second: agg,
+            aggregate_ci95_low: lo,
+            aggregate_ci95_high: hi,
+            scaling_efficiency: eff(agg, s),
+            scaling_efficiency_ci95_low: eff(lo, s_hi),
+            scaling_efficiency_ci95_high: eff(hi, s_lo),
+            per_worker: workers,
+            single,
+        }
+    }
 }
 
 /// The per-sample times of one point, kept beside the statistics in
@@ -99,8 +181,12 @@ pub struct SampleSet {
     pub hw: String,
     pub size_bytes: u64,
     pub iterations_per_sample: u64,
-    /// ns per operation, one entry per sample, in measurement order.
+    /// ns per operation, one entry per sample, in measurement order (with
+    /// several workers, worker after worker).
     pub sample_ns: Vec<f64>,
+    /// As in the record.
+    #[serde(default = "one_worker")]
+    pub workers: u32,
 }
 
 /// What the run was measured on (`env.json`).
@@ -144,6 +230,17 @@ pub struct EnvInfo {
     pub pinned_cpu: Option<usize>,
     /// The command line that made the run.
     pub command: String,
+    /// Wall-clock seconds each suite of the run took, in the order run
+    /// (written when the run ends; empty while it runs and in older runs).
+    #[serde(default)]
+    pub suite_seconds: Vec<SuiteTime>,
+}
+
+/// How long one suite of a run took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteTime {
+    pub suite: String,
+    pub seconds: f64,
 }
 
 /// One public-key point: an (algorithm, backend, operation) of `ango pk`,
@@ -205,6 +302,13 @@ pub struct PkRecord {
     pub warnings: Vec<String>,
     pub method: String,
     pub time: String,
+    /// How many workers timed this operation at once, each on its own CPU
+    /// (`--multi`); 1 otherwise. With more than one, the statistics pool
+    /// every worker's calls and `multi` holds the operations per second.
+    #[serde(default = "one_worker")]
+    pub workers: u32,
+    #[serde(default)]
+    pub multi: Option<MultiCore>,
 }
 
 /// Every kept per-call time of one public-key point.
@@ -224,6 +328,9 @@ pub struct PkSamples {
     pub sample_ns: Vec<f64>,
     /// Cycles per call (same order), when a cycle source was available.
     pub sample_cycles: Option<Vec<u64>>,
+    /// As in the record.
+    #[serde(default = "one_worker")]
+    pub workers: u32,
 }
 
 /// How tables, charts and findings name a point's implementation: the

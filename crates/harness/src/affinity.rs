@@ -57,6 +57,12 @@ pub fn pin(cpu: usize) -> std::io::Result<()> {
     set_affinity(&[cpu])
 }
 
+/// Pin the calling thread only to `cpu` (Linux affinity is per thread:
+/// the measuring workers of `--multi` each pin themselves).
+pub fn pin_thread(cpu: usize) -> std::io::Result<()> {
+    set_affinity(&[cpu])
+}
+
 /// Restore a set of CPUs (e.g. what [`allowed_cpus`] returned before).
 pub fn unpin(cpus: &[usize]) -> std::io::Result<()> {
     set_affinity(cpus)

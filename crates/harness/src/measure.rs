@@ -72,6 +72,8 @@ pub struct Measured {
 pub enum MeasureError<E> {
     Op(E),
     Interrupted,
+    /// A worker could not be pinned to its CPU ([`measure_workers`]).
+    Pin(String),
 }
 
 /// Median cost in ns of reading the clock and cycle counter around an empty
@@ -91,12 +93,12 @@ pub fn timer_overhead_ns(cc: &CycleCounter) -> f64 {
     v[250]
 }
 
-/// Measure `op` under `plan`.
-pub fn measure<E>(
+/// Warm up and calibrate: the iterations per sample that make one sample
+/// last at least `plan.min_sample`, and the estimated seconds per operation.
+fn calibrate<E>(
     plan: &Plan,
-    cc: &CycleCounter,
-    mut op: impl FnMut() -> Result<(), E>,
-) -> Result<Measured, MeasureError<E>> {
+    op: &mut impl FnMut() -> Result<(), E>,
+) -> Result<(u64, f64), MeasureError<E>> {
     // Warm-up, estimating the cost per operation.
     let start = Instant::now();
     let mut warm_iters = 0u64;
@@ -122,18 +124,42 @@ pub fn measure<E>(
         }
         iters *= 2;
     }
+    Ok((iters, est))
+}
 
-    let per_sample = est * iters as f64;
-    let n = match plan.samples {
-        Some(n) => n.max(1),
-        None => ((plan.time.as_secs_f64() / per_sample) as usize)
-            .clamp(plan.min_samples, plan.max_samples),
-    };
+/// When sampling ends: after a number of samples, or at a moment (but not
+/// before `min` samples).
+#[derive(Clone, Copy)]
+enum Until {
+    Samples(usize),
+    Deadline { at: Instant, min: usize, max: usize },
+}
 
+/// Take samples of `iters` operations each.
+fn sample<E>(
+    until: Until,
+    iters: u64,
+    cc: &CycleCounter,
+    op: &mut impl FnMut() -> Result<(), E>,
+) -> Result<Measured, MeasureError<E>> {
     let overhead = timer_overhead_ns(cc);
-    let mut sample_ns = Vec::with_capacity(n);
-    let mut sample_cycles = Vec::with_capacity(n);
-    for _ in 0..n {
+    let cap = match until {
+        Until::Samples(n) => n,
+        Until::Deadline { max, .. } => max.min(10_000),
+    };
+    let mut sample_ns = Vec::with_capacity(cap);
+    let mut sample_cycles = Vec::with_capacity(cap);
+    loop {
+        let done = sample_ns.len();
+        let enough = match until {
+            Until::Samples(n) => done >= n,
+            Until::Deadline { at, min, max } => {
+                done >= max || (done >= min && Instant::now() >= at)
+            }
+        };
+        if enough {
+            break;
+        }
         if stop_requested() {
             return Err(MeasureError::Interrupted);
         }
@@ -160,6 +186,131 @@ pub fn measure<E>(
         cycle_source: cc.source(),
         timer_overhead_ns: overhead,
     })
+}
+
+/// Measure `op` under `plan`.
+pub fn measure<E>(
+    plan: &Plan,
+    cc: &CycleCounter,
+    mut op: impl FnMut() -> Result<(), E>,
+) -> Result<Measured, MeasureError<E>> {
+    let (iters, est) = calibrate(plan, &mut op)?;
+    let per_sample = est * iters as f64;
+    let n = match plan.samples {
+        Some(n) => n.max(1),
+        None => ((plan.time.as_secs_f64() / per_sample) as usize)
+            .clamp(plan.min_samples, plan.max_samples),
+    };
+    sample(Until::Samples(n), iters, cc, &mut op)
+}
+
+/// A worker's start: pinned to `cpu`, its operation made and calibrated.
+fn prepare<E, F>(
+    plan: &Plan,
+    cpu: Option<usize>,
+    make: impl FnOnce() -> Result<F, E>,
+) -> Result<(F, u64), MeasureError<E>>
+where
+    F: FnMut() -> Result<(), E>,
+{
+    if let Some(c) = cpu {
+        if let Err(e) = crate::affinity::pin_thread(c) {
+            return Err(MeasureError::Pin(format!("CPU {c}: {e}")));
+        }
+    }
+    let mut op = make().map_err(MeasureError::Op)?;
+    let (iters, _) = calibrate(plan, &mut op)?;
+    Ok((op, iters))
+}
+
+/// Measure one operation on several CPUs at once (like `openssl speed
+/// -multi`): a thread per entry of `cpus`, pinned to it, builds its own
+/// operation with `make(worker)`, warms up and calibrates on its own; then
+/// all start sampling together and sample over the same window (until
+/// `plan.time` has passed since the common start, or `plan.samples` each),
+/// so every worker's figure is taken while all the others run. Returns one
+/// [`Measured`] per worker, in the order of `cpus`. The first error of any
+/// worker ends every worker and is returned.
+pub fn measure_workers<E, F>(
+    plan: &Plan,
+    cpus: &[usize],
+    make: impl Fn(usize) -> Result<F, E> + Sync,
+) -> Result<Vec<Measured>, MeasureError<E>>
+where
+    E: Send,
+    F: FnMut() -> Result<(), E>,
+{
+    use std::sync::{Barrier, Mutex};
+    let n = cpus.len().max(1);
+    let ready = Barrier::new(n);
+    let failed = AtomicBool::new(false);
+    let start: Mutex<Option<Instant>> = Mutex::new(None);
+    let results: Vec<Result<Measured, MeasureError<E>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .map(|w| {
+                let (ready, failed, start, make) = (&ready, &failed, &start, &make);
+                let cpu = cpus.get(w).copied();
+                s.spawn(move || {
+                    // A worker that fails before the common start still
+                    // waits at the barrier, so that no other worker waits
+                    // for it forever.
+                    let prepared = prepare(plan, cpu, || make(w));
+                    if prepared.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    ready.wait();
+                    let (mut op, iters) = prepared?;
+                    if failed.load(Ordering::Relaxed) {
+                        return Err(MeasureError::Interrupted);
+                    }
+                    let at = *start
+                        .lock()
+                        .expect("no worker panics holding the lock")
+                        .get_or_insert_with(|| Instant::now() + plan.time);
+                    let until = match plan.samples {
+                        Some(k) => Until::Samples(k.max(1)),
+                        None => Until::Deadline {
+                            at,
+                            min: plan.min_samples,
+                            max: plan.max_samples,
+                        },
+                    };
+                    // A CycleCounter per thread: a perf counter counts only
+                    // the thread that opened it.
+                    let cc = CycleCounter::open();
+                    let r = sample(until, iters, &cc, &mut op);
+                    if r.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    r
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a measuring worker panicked"))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(n);
+    let mut first_err = None;
+    for r in results {
+        match r {
+            Ok(m) => out.push(m),
+            // An Op or Pin error beats the Interrupted of the workers it
+            // stopped.
+            Err(MeasureError::Interrupted) => {}
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+    if out.len() < n {
+        return Err(MeasureError::Interrupted);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -207,6 +358,60 @@ mod tests {
             "{}",
             m.ns.median
         );
+    }
+
+    #[test]
+    fn workers_sample_together_on_their_cpus() {
+        let cpus = crate::affinity::allowed_cpus();
+        let cpus: Vec<usize> = cpus.into_iter().take(2).collect();
+        let plan = Plan {
+            min_sample: Duration::from_micros(200),
+            warmup: Duration::from_millis(2),
+            ..Plan::with_time(0.05)
+        };
+        let out = measure_workers::<(), _>(&plan, &cpus, |_| {
+            let mut x = 1u64;
+            Ok(move || {
+                for _ in 0..100 {
+                    x = std::hint::black_box(x.wrapping_mul(3).wrapping_add(1));
+                }
+                // Each worker runs on the CPU it was pinned to.
+                assert_eq!(crate::affinity::allowed_cpus().len(), 1);
+                Ok(())
+            })
+        })
+        .unwrap();
+        assert_eq!(out.len(), cpus.len());
+        for m in &out {
+            assert!(
+                m.sample_ns.len() >= plan.min_samples,
+                "{}",
+                m.sample_ns.len()
+            );
+            assert!(m.ns.median > 0.0);
+        }
+    }
+
+    #[test]
+    fn a_failing_worker_ends_them_all_with_its_error() {
+        let cpus = crate::affinity::allowed_cpus();
+        let cpus: Vec<usize> = cpus.into_iter().take(2).collect();
+        let plan = Plan {
+            min_sample: Duration::from_micros(200),
+            warmup: Duration::from_millis(2),
+            ..Plan::with_time(0.05)
+        };
+        let r = measure_workers(&plan, &cpus, |w| {
+            if w + 1 == cpus.len() {
+                Err("no instance")
+            } else {
+                Ok(|| Ok::<(), &str>(()))
+            }
+        });
+        assert!(matches!(r, Err(MeasureError::Op("no instance"))));
+        // A CPU this process may not run on is a pin error, not a hang.
+        let r = measure_workers(&plan, &[usize::MAX / 2], |_| Ok(|| Ok::<(), ()>(())));
+        assert!(matches!(r, Err(MeasureError::Pin(_))), "{:?}", r.err());
     }
 
     #[test]

@@ -20,6 +20,11 @@ use ango_core::Result;
 pub trait Study {
     /// The `suite` of its records.
     fn suite(&self) -> &str;
+    /// Its name among the run's suites (for the time each took): the suite,
+    /// unless a pass of it has a name of its own.
+    fn name(&self) -> String {
+        self.suite().to_string()
+    }
     /// How many points (records) it plans.
     fn points(&self) -> Result<usize>;
     /// Measure, sending every event to `sink`; true when Ctrl-C stopped it.
@@ -29,6 +34,13 @@ pub trait Study {
 impl Study for speed::SpeedSpec {
     fn suite(&self) -> &str {
         &self.suite
+    }
+    fn name(&self) -> String {
+        if self.multi.len() > 1 {
+            "multi".into()
+        } else {
+            self.suite.clone()
+        }
     }
     fn points(&self) -> Result<usize> {
         Ok(self.points.len() * self.points_per_triple())

@@ -43,6 +43,11 @@ pub struct PkSpec {
     /// How each operation is timed: `operation`, `api-call` or both (one
     /// record each).
     pub timings: Vec<Timing>,
+    /// `--multi`: the CPU of each worker. With two or more, each operation
+    /// is timed by one worker on the first, then by all at once (each its
+    /// own instance, keys and `iterations` calls, started together), and
+    /// one record with `workers` = their number is kept. Empty: one worker.
+    pub multi: Vec<usize>,
 }
 
 impl PkSpec {
@@ -264,18 +269,24 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
             if stop_requested() {
                 return Ok(PkOutcome { interrupted: true });
             }
-            let measured = measure_op(
-                &mut inst,
-                &mut maker,
-                op,
-                timing,
-                &msg,
-                &cc,
-                spec.iterations,
-                max,
-            );
-            let (ns, cy, cut, hoisted) = match measured {
+            let measured = if spec.multi.len() > 1 {
+                on_workers(b, *a, op, timing, &msg, spec.iterations, max, &spec.multi)
+            } else {
+                measure_op(
+                    &mut inst,
+                    &mut maker,
+                    op,
+                    timing,
+                    &msg,
+                    &cc,
+                    spec.iterations,
+                    max,
+                )
+                .map(|m| (m, None))
+            };
+            let ((ns, cy, cut, hoisted), multi) = match measured {
                 Ok(x) => x,
+                Err(_) if stop_requested() => return Ok(PkOutcome { interrupted: true }),
                 Err(e) => {
                     sink.event(Event::Error {
                         message: format!("{} {} {op} ({timing}): {e}", b.0.label(), a),
@@ -303,7 +314,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
             cys.sort_by(|x, y| x.partial_cmp(y).expect("finite"));
             let cycles = (cc.source() != ango_harness::CycleSource::None)
                 .then(|| ango_harness::stats::quantile_sorted(&cys, 0.5));
-            let (_, now) = ango_core::results::utc_now();
+            let (now, _) = ango_core::results::utc_now();
             let record = PkRecord {
                 schema: SCHEMA_VERSION,
                 schema_version: SCHEMA_VERSION,
@@ -358,7 +369,27 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                     }
                 ),
                 time: now,
+                workers: 1,
+                multi: None,
             };
+            let mut record = record;
+            if let Some(m) = multi {
+                record.workers = m.per_worker.len() as u32;
+                record.method.push_str(&format!(
+                    "; {} workers at once, each pinned to its own CPU ({}) with its own instance \
+                     and {} calls, started together, after one worker alone on CPU {}; the \
+                     statistics pool every worker's calls",
+                    m.per_worker.len(),
+                    m.cpus
+                        .iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    spec.iterations,
+                    m.single.cpu
+                ));
+                record.multi = Some(m);
+            }
             let samples = PkSamples {
                 run_id: spec.run_id.clone(),
                 algorithm: a.name().into(),
@@ -368,6 +399,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                 variant: b.0.provider.has_variants.then(|| b.0.variant.clone()),
                 sample_ns: kept_ns,
                 sample_cycles: (cc.source() != ango_harness::CycleSource::None).then_some(kept_cy),
+                workers: record.workers,
             };
             sink.event(Event::PkPoint {
                 record: Box::new(record),
@@ -379,6 +411,110 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
         }
     }
     Ok(PkOutcome { interrupted: false })
+}
+
+/// A worker's figure from its kept calls (the first dropped).
+fn figure(cpu: usize, m: &Measured) -> Result<ango_core::WorkerFigure> {
+    let s = Summary::of(m.0.get(1..).unwrap_or_default())
+        .ok_or_else(|| Error::Kat("a worker kept no calls".into()))?;
+    Ok(ango_core::WorkerFigure {
+        cpu,
+        median_ns: s.median,
+        ci95_low_ns: s.ci95_low,
+        ci95_high_ns: s.ci95_high,
+        robust_cv: s.robust_cv,
+        samples: s.n as u64,
+        per_second: if s.median > 0.0 { 1e9 / s.median } else { 0.0 },
+    })
+}
+
+/// `--multi`: time `op` with one worker on `cpus[0]`, then with one worker
+/// per CPU at once. Returns the pooled calls (one dropped first call, then
+/// every worker's kept calls, worker after worker; cut short if any was)
+/// and the multi-core figures.
+#[allow(clippy::too_many_arguments)]
+fn on_workers(
+    b: &EntryBackend<'static>,
+    a: PkAlgorithm,
+    op: PkOp,
+    timing: Timing,
+    msg: &[u8],
+    iterations: usize,
+    max: Duration,
+    cpus: &[usize],
+) -> Result<(Measured, Option<ango_core::MultiCore>)> {
+    let one = workers(b, a, op, timing, msg, iterations, max, &cpus[..1])?;
+    let many = workers(b, a, op, timing, msg, iterations, max, cpus)?;
+    let single = figure(cpus[0], &one[0])?;
+    let figs = many
+        .iter()
+        .zip(cpus)
+        .map(|(m, &c)| figure(c, m))
+        .collect::<Result<Vec<_>>>()?;
+    let mut ns = vec![many[0].0[0]];
+    let mut cy = vec![many[0].1.first().copied().unwrap_or(0)];
+    for m in &many {
+        ns.extend_from_slice(&m.0[1..]);
+        cy.extend_from_slice(m.1.get(1..).unwrap_or_default());
+    }
+    let cut = many.iter().any(|m| m.2);
+    let hoisted = many[0].3;
+    Ok((
+        (ns, cy, cut, hoisted),
+        Some(ango_core::MultiCore::from(single, figs, 1.0)),
+    ))
+}
+
+/// A worker's start: pinned to `cpu`, with its own instance and donor.
+fn prepare_worker(b: &EntryBackend<'static>, a: PkAlgorithm, cpu: usize) -> Result<(Inst, Donor)> {
+    ango_harness::affinity::pin_thread(cpu)
+        .map_err(|e| Error::io(format!("--multi: cannot pin a worker to CPU {cpu}"), e))?;
+    Ok((Inst::new(b, a)?, donor(b, a)?))
+}
+
+/// One thread per CPU of `cpus`, pinned to it, each with its own instance
+/// (and donor), timing `op` once all are ready.
+#[allow(clippy::too_many_arguments)]
+fn workers(
+    b: &EntryBackend<'static>,
+    a: PkAlgorithm,
+    op: PkOp,
+    timing: Timing,
+    msg: &[u8],
+    iterations: usize,
+    max: Duration,
+    cpus: &[usize],
+) -> Result<Vec<Measured>> {
+    let ready = std::sync::Barrier::new(cpus.len());
+    let out: Vec<Result<Measured>> = std::thread::scope(|s| {
+        let hs: Vec<_> = cpus
+            .iter()
+            .map(|&cpu| {
+                let ready = &ready;
+                s.spawn(move || {
+                    // A worker that fails to prepare still meets the others
+                    // at the barrier.
+                    let prepared = prepare_worker(b, a, cpu);
+                    ready.wait();
+                    let (mut inst, mut maker) = prepared?;
+                    // A counter per thread: a perf counter counts only the
+                    // thread that opened it.
+                    let cc = CycleCounter::open();
+                    measure_op(&mut inst, &mut maker, op, timing, msg, &cc, iterations, max)
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().expect("a public-key worker panicked"))
+            .collect()
+    });
+    let out = out.into_iter().collect::<Result<Vec<_>>>()?;
+    if out.iter().any(|m| m.0.len() < 2) {
+        return Err(Error::Kat(
+            "a worker was stopped before it kept a call (Ctrl-C)".into(),
+        ));
+    }
+    Ok(out)
 }
 
 /// What a record's timing means, in its method.

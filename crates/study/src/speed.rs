@@ -22,6 +22,8 @@ use std::process::{Command, Stdio};
 
 pub const DEFAULT_SIZES: &[usize] = &[16, 64, 256, 1024, 8192, 16384];
 pub const DEFAULT_AAD: usize = 13;
+/// The message size of `ango run`'s multi-core pass.
+pub const MULTI_SIZE: usize = 16384;
 pub const SUITE: &str = "speed";
 
 /// What to measure. Serialised to the worker process as is.
@@ -50,6 +52,11 @@ pub struct SpeedSpec {
     /// per message at every length).
     #[serde(default = "speed_suite")]
     pub suite: String,
+    /// `--multi`: the CPU of each worker. With two or more, every point is
+    /// measured by one worker on the first, then by all at once, and one
+    /// record with `workers` = their number is kept. Empty: one worker.
+    #[serde(default)]
+    pub multi: Vec<usize>,
 }
 
 fn speed_suite() -> String {
@@ -353,6 +360,39 @@ fn run_local(
                     outcome.interrupted = true;
                     return Ok(outcome);
                 }
+                if spec.multi.len() > 1 {
+                    match measure_multi(b, a, op, size, spec.aad, &plan, &spec.multi) {
+                        Ok((one, many)) => {
+                            let (record, samples) = multi_record(
+                                spec,
+                                b,
+                                (a, op, hw, size),
+                                &kat_summary,
+                                cpu_view.clone(),
+                                &one,
+                                &many,
+                            );
+                            sink.event(Event::Point {
+                                record: Box::new(record),
+                                samples: Box::new(samples),
+                            })?;
+                            outcome.points += 1;
+                        }
+                        Err(MeasureError::Interrupted) => {
+                            outcome.interrupted = true;
+                            return Ok(outcome);
+                        }
+                        Err(MeasureError::Op(e)) => sink.event(Event::Error {
+                            message: format!("{} {a} {op} {size} B hw={hw}: {e}", b.name()),
+                        })?,
+                        Err(MeasureError::Pin(e)) => {
+                            return Err(Error::Usage(format!(
+                                "--multi: cannot pin a worker to {e}"
+                            )))
+                        }
+                    }
+                    continue;
+                }
                 match measure_steadiest(b, a, op, size, spec.aad, &plan, cc, spec.retries) {
                     Ok((m, attempts)) => {
                         let (mut record, samples) =
@@ -381,6 +421,9 @@ fn run_local(
                     Err(MeasureError::Op(e)) => sink.event(Event::Error {
                         message: format!("{} {a} {op} {size} B hw={hw}: {e}", b.name()),
                     })?,
+                    Err(MeasureError::Pin(e)) => {
+                        return Err(Error::Usage(format!("cannot pin to {e}")))
+                    }
                 }
             }
         }
@@ -461,16 +504,18 @@ fn set_counter(nonce: &mut [u8], ctr: u64) {
     }
 }
 
-/// Measure one point: one complete operation on one message per iteration.
-pub fn measure_point(
-    b: &dyn Backend,
+/// One operation of a point, ready to time: owns its instance and buffers.
+pub type PointOp<'a> = Box<dyn FnMut() -> Result<()> + 'a>;
+
+/// Prepare one point: one complete operation on one message per call,
+/// after a round trip at this very size has been checked.
+pub fn prepare_point<'a>(
+    b: &'a dyn Backend,
     a: Algorithm,
     op: Operation,
     size: usize,
     aad_len: usize,
-    plan: &Plan,
-    cc: &CycleCounter,
-) -> std::result::Result<measure::Measured, MeasureError<Error>> {
+) -> Result<PointOp<'a>> {
     let mut rng = Rng::new(0x5eed ^ size as u64);
     let mut key = vec![0u8; a.key_len()];
     rng.fill(&mut key);
@@ -482,53 +527,50 @@ pub fn measure_point(
         Kind::Aead => {
             let mut aad = vec![0u8; aad_len];
             rng.fill(&mut aad);
-            let mut inst: Box<dyn Aead> = b
-                .aead(a, &key, a.nonce_len(), a.tag_len())
-                .map_err(MeasureError::Op)?;
+            let mut inst: Box<dyn Aead> = b.aead(a, &key, a.nonce_len(), a.tag_len())?;
             let mut tag = vec![0u8; a.tag_len()];
             // Round trip at this very size before timing.
             let mut ct = Aligned::from(&msg);
-            inst.seal(&nonce, &aad, &mut ct, &mut tag)
-                .map_err(MeasureError::Op)?;
+            inst.seal(&nonce, &aad, &mut ct, &mut tag)?;
             let mut back = Aligned::from(&vec![0u8; size]);
-            inst.open(&nonce, &aad, &ct, &tag, &mut back)
-                .map_err(MeasureError::Op)?;
+            inst.open(&nonce, &aad, &ct, &tag, &mut back)?;
             if *back != *msg {
-                return Err(MeasureError::Op(Error::Kat(format!(
+                return Err(Error::Kat(format!(
                     "round trip at {size} bytes gave a different message"
-                ))));
+                )));
             }
-            match op {
+            let f: PointOp<'a> = match op {
                 Operation::Encrypt => {
                     let mut ctr = 0u64;
                     let mut buf = Aligned::from(&msg);
-                    measure::measure(plan, cc, || {
+                    Box::new(move || {
                         ctr = ctr.wrapping_add(1);
                         set_counter(&mut nonce, ctr);
                         inst.seal(&nonce, &aad, &mut buf, &mut tag)
                     })
                 }
                 Operation::Decrypt => {
-                    measure::measure(plan, cc, || inst.open(&nonce, &aad, &ct, &tag, &mut back))
+                    Box::new(move || inst.open(&nonce, &aad, &ct, &tag, &mut back))
                 }
-            }
+            };
+            Ok(f)
         }
         Kind::Cipher => {
-            let mut inst: Box<dyn Cipher> = b.cipher(a, &key).map_err(MeasureError::Op)?;
+            let mut inst: Box<dyn Cipher> = b.cipher(a, &key)?;
             if a == Algorithm::ChaCha20 {
                 nonce[..4].fill(0);
             }
             let mut buf = Aligned::from(&msg);
-            inst.encrypt(&nonce, &mut buf).map_err(MeasureError::Op)?;
-            inst.decrypt(&nonce, &mut buf).map_err(MeasureError::Op)?;
+            inst.encrypt(&nonce, &mut buf)?;
+            inst.decrypt(&nonce, &mut buf)?;
             if *buf != *msg {
-                return Err(MeasureError::Op(Error::Kat(format!(
+                return Err(Error::Kat(format!(
                     "round trip at {size} bytes gave a different message"
-                ))));
+                )));
             }
             let mut ctr = 0u64;
             let fresh_iv = a.nonce_len() > 0;
-            measure::measure(plan, cc, || {
+            Ok(Box::new(move || {
                 if fresh_iv {
                     ctr = ctr.wrapping_add(1);
                     // CTR: the message counter sits in the IV's upper half so
@@ -540,9 +582,129 @@ pub fn measure_point(
                     Operation::Encrypt => inst.encrypt(&nonce, &mut buf),
                     Operation::Decrypt => inst.decrypt(&nonce, &mut buf),
                 }
-            })
+            }))
         }
     }
+}
+
+/// Measure one point: one complete operation on one message per iteration.
+pub fn measure_point(
+    b: &dyn Backend,
+    a: Algorithm,
+    op: Operation,
+    size: usize,
+    aad_len: usize,
+    plan: &Plan,
+    cc: &CycleCounter,
+) -> std::result::Result<measure::Measured, MeasureError<Error>> {
+    let f = prepare_point(b, a, op, size, aad_len).map_err(MeasureError::Op)?;
+    measure::measure(plan, cc, f)
+}
+
+/// Measure one point with one worker on `cpus[0]`, then with one worker on
+/// every CPU of `cpus` at once; returns (the one, the many).
+pub fn measure_multi(
+    b: &dyn Backend,
+    a: Algorithm,
+    op: Operation,
+    size: usize,
+    aad_len: usize,
+    plan: &Plan,
+    cpus: &[usize],
+) -> std::result::Result<(measure::Measured, Vec<measure::Measured>), MeasureError<Error>> {
+    let make = |_| prepare_point(b, a, op, size, aad_len);
+    let mut one = measure::measure_workers(plan, &cpus[..1], make)?;
+    let many = measure::measure_workers(plan, cpus, make)?;
+    Ok((one.remove(0), many))
+}
+
+/// A worker's figure from its measurement.
+fn figure(cpu: usize, m: &measure::Measured, units: f64) -> ango_core::WorkerFigure {
+    let s = &m.ns;
+    ango_core::WorkerFigure {
+        cpu,
+        median_ns: s.median,
+        ci95_low_ns: s.ci95_low,
+        ci95_high_ns: s.ci95_high,
+        robust_cv: s.robust_cv,
+        samples: s.n as u64,
+        per_second: if s.median > 0.0 {
+            units * 1e9 / s.median
+        } else {
+            0.0
+        },
+    }
+}
+
+/// The record of a point measured by several workers: statistics over the
+/// pooled samples, the aggregate rate, every worker's figure and the
+/// scaling against `one` (one worker just before).
+fn multi_record(
+    spec: &SpeedSpec,
+    b: &dyn Backend,
+    (a, op, hw, size): (Algorithm, Operation, Hw, usize),
+    kat: &str,
+    cpu_view: Option<String>,
+    one: &measure::Measured,
+    many: &[measure::Measured],
+) -> (SpeedRecord, SampleSet) {
+    let pooled_ns: Vec<f64> = many
+        .iter()
+        .flat_map(|m| m.sample_ns.iter().copied())
+        .collect();
+    let pooled_cycles: Vec<f64> = many
+        .iter()
+        .flat_map(|m| m.sample_cycles.iter().copied())
+        .collect();
+    let pooled = measure::Measured {
+        ns: ango_harness::Summary::of(&pooled_ns).expect("every worker took samples"),
+        cycles: ango_harness::Summary::of(&pooled_cycles),
+        sample_ns: pooled_ns,
+        sample_cycles: pooled_cycles,
+        iterations_per_sample: many[0].iterations_per_sample,
+        cycle_source: many[0].cycle_source,
+        timer_overhead_ns: many[0].timer_overhead_ns,
+    };
+    let (mut record, mut samples) = to_record(spec, b, a, op, hw, size, kat, cpu_view, &pooled);
+    let units = size as f64;
+    let multi = ango_core::MultiCore::from(
+        figure(spec.multi[0], one, units),
+        many.iter()
+            .zip(&spec.multi)
+            .map(|(m, &c)| figure(c, m, units))
+            .collect(),
+        units,
+    );
+    record.workers = many.len() as u32;
+    record.bytes_per_second = multi.aggregate_per_second;
+    record.cycles_per_byte = None;
+    record.method.push_str(&format!(
+        "; {} workers at once, each pinned to its own CPU ({}), sampling over the same window, \
+         after one worker alone on CPU {}",
+        many.len(),
+        spec.multi
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        spec.multi[0]
+    ));
+    if many
+        .iter()
+        .any(|m| m.iterations_per_sample != many[0].iterations_per_sample)
+    {
+        let per: Vec<String> = many
+            .iter()
+            .map(|m| m.iterations_per_sample.to_string())
+            .collect();
+        record.warnings.push(format!(
+            "iterations per sample differ by worker: {}",
+            per.join(", ")
+        ));
+    }
+    record.multi = Some(multi);
+    samples.workers = record.workers;
+    (record, samples)
 }
 
 /// The method sentence stored with each record and shown in the report.
@@ -641,6 +803,8 @@ fn to_record(
         kat: kat.into(),
         method: method(a, op, spec.aad),
         time,
+        workers: 1,
+        multi: None,
     };
     let samples = SampleSet {
         run_id: spec.run_id.clone(),
@@ -652,6 +816,7 @@ fn to_record(
         size_bytes: size as u64,
         iterations_per_sample: m.iterations_per_sample,
         sample_ns: m.sample_ns.clone(),
+        workers: 1,
     };
     (record, samples)
 }
@@ -752,6 +917,7 @@ mod tests {
             samples: Some(3),
             retries: 0,
             suite: SUITE.into(),
+            multi: vec![],
         };
         let cc = CycleCounter::open();
         let mut sink = crate::event::VecSink::default();
@@ -787,6 +953,7 @@ mod tests {
             samples: None,
             retries: 0,
             suite: SUITE.into(),
+            multi: vec![],
         };
         assert!(spec
             .validate()
