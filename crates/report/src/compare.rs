@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub const FILTER_KEYS: &str = "hw, backend, impl, op, algorithm, size";
+pub const FILTER_KEYS: &str = "hw, backend, impl, op, algorithm, size, workers";
 
 /// One side of a comparison: a directory and optional filters.
 #[derive(Clone, Debug)]
@@ -40,6 +40,7 @@ impl Selector {
                     "algo" | "algorithm" => "algorithm",
                     "size" => "size_bytes",
                     "impl" | "implementation" => "implementation",
+                    "workers" => "workers",
                     other => {
                         return Err(Error::usage(format!(
                             "unknown filter key '{other}'; valid: {FILTER_KEYS}"
@@ -63,6 +64,7 @@ impl Selector {
             "algorithm" => r.algorithm.clone(),
             "size_bytes" => r.size_bytes.to_string(),
             "implementation" => r.implementation.clone(),
+            "workers" => r.workers.to_string(),
             _ => String::new(),
         }
     }
@@ -123,13 +125,14 @@ pub struct Row {
     pub significant: bool,
 }
 
-const KEYS: [&str; 6] = [
+const KEYS: [&str; 7] = [
     "algorithm",
     "backend",
     "implementation",
     "hw",
     "operation",
     "size_bytes",
+    "workers",
 ];
 
 /// Pair up points that agree on every identity field not fixed by a filter.

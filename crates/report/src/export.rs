@@ -214,12 +214,12 @@ impl Exporter for Latency {
 }
 
 /// The public-key study (seed 003 §4-1, §4-2).
-pub struct Pk<'a> {
-    pub records: &'a [PkRecord],
-    pub samples: &'a [PkSamples],
+pub struct Pk {
+    pub records: Vec<PkRecord>,
+    pub samples: Vec<PkSamples>,
 }
 
-impl Exporter for Pk<'_> {
+impl Exporter for Pk {
     fn suite(&self) -> &'static str {
         "pk"
     }
@@ -230,7 +230,7 @@ impl Exporter for Pk<'_> {
         self.records.is_empty()
     }
     fn table(&self, style: &Style) -> String {
-        let records = self.records;
+        let records = &self.records;
         let mut out = crate::pk::table(records);
         out.push_str(
             "\nMethod: every call timed on its own with the monotonic clock; n calls kept per \
@@ -257,19 +257,19 @@ impl Exporter for Pk<'_> {
         out
     }
     fn values(&self) -> Vec<serde_json::Value> {
-        values(self.records)
+        values(&self.records)
     }
     fn csv(&self) -> String {
-        crate::pk::csv(self.records)
+        crate::pk::csv(&self.records)
     }
     fn md(&self, _style: &Style) -> String {
-        crate::pk::markdown(&crate::pk::shown(self.records))
+        crate::pk::markdown(&crate::pk::shown(&self.records))
     }
     fn html(&self, _style: &Style) -> String {
-        crate::pk::html_section(self.records, self.samples)
+        crate::pk::html_section(&self.records, &self.samples)
     }
     fn findings(&self, _style: &Style) -> Vec<Finding> {
-        crate::pk::findings(self.records)
+        crate::pk::findings(&self.records)
     }
 }
 
@@ -302,7 +302,7 @@ impl Exporter for Tls<'_> {
         crate::tls::html_section(self.0)
     }
     fn findings(&self, _style: &Style) -> Vec<Finding> {
-        Vec::new()
+        crate::tls_findings::findings(self.0)
     }
 }
 
@@ -473,22 +473,117 @@ impl Exporter for Cycles<'_> {
     }
 }
 
-/// The exporters of a run's data, in the report's order: speed, latency,
-/// public-key, TLS, cycles, constant-time (speed and latency records share
+/// The multi-core figures (`--multi`): records with `workers` > 1.
+pub struct Multi {
+    pub records: Vec<SpeedRecord>,
+    pub variant_providers: Vec<String>,
+}
+
+impl Multi {
+    fn rows(&self) -> Vec<crate::multi::Row<'_>> {
+        crate::multi::speed_rows(&self.records, &self.variant_providers)
+    }
+}
+
+impl Exporter for Multi {
+    fn suite(&self) -> &'static str {
+        "speed"
+    }
+    fn title(&self) -> &'static str {
+        "Multi-core throughput (--multi)"
+    }
+    fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+    fn table(&self, _style: &Style) -> String {
+        crate::multi::table(&self.rows(), crate::multi::Rate::Bytes)
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(&self.records)
+    }
+    fn csv(&self) -> String {
+        crate::formats::csv(&self.records)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::multi::markdown(&self.rows(), crate::multi::Rate::Bytes)
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::multi::html(
+            &self.rows(),
+            crate::multi::Rate::Bytes,
+            "Multi-core throughput",
+        )
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        Vec::new()
+    }
+}
+
+/// The public-key study's multi-core figures (`pk --multi`).
+pub struct PkMulti(pub Vec<PkRecord>);
+
+impl Exporter for PkMulti {
+    fn suite(&self) -> &'static str {
+        "pk"
+    }
+    fn title(&self) -> &'static str {
+        "Public-key operations on every core (pk --multi)"
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn table(&self, _style: &Style) -> String {
+        crate::multi::table(&crate::multi::pk_rows(&self.0), crate::multi::Rate::Ops)
+    }
+    fn values(&self) -> Vec<serde_json::Value> {
+        values(&self.0)
+    }
+    fn csv(&self) -> String {
+        crate::pk::csv(&self.0)
+    }
+    fn md(&self, _style: &Style) -> String {
+        crate::multi::markdown(&crate::multi::pk_rows(&self.0), crate::multi::Rate::Ops)
+    }
+    fn html(&self, _style: &Style) -> String {
+        crate::multi::html(
+            &crate::multi::pk_rows(&self.0),
+            crate::multi::Rate::Ops,
+            "Public-key operations on every core",
+        )
+    }
+    fn findings(&self, _style: &Style) -> Vec<Finding> {
+        Vec::new()
+    }
+}
+
+/// The exporters of a run's data, in the seeds' order: speed (and its
+/// multi-core figures), latency, cycles, public-key, TLS, constant-time (speed and latency records share
 /// `records`, told apart by `suite`).
 pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
-    let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) = d
-        .records
-        .iter()
-        .cloned()
-        .partition(|r| r.suite != "latency");
+    let (multi, single): (Vec<SpeedRecord>, Vec<SpeedRecord>) =
+        d.records.iter().cloned().partition(|r| r.workers > 1);
+    let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) =
+        single.into_iter().partition(|r| r.suite != "latency");
+    let (pk_multi, pk_single): (Vec<PkRecord>, Vec<PkRecord>) =
+        d.pk_records.iter().cloned().partition(|r| r.workers > 1);
     vec![
         Box::new(Speed(speed)),
-        Box::new(Latency(latency)),
-        Box::new(Pk {
-            records: &d.pk_records,
-            samples: &d.pk_samples,
+        Box::new(Multi {
+            records: multi,
+            variant_providers: d.variant_providers.clone(),
         }),
+        Box::new(Latency(latency)),
+        Box::new(Cycles(&d.cycles_records)),
+        Box::new(Pk {
+            records: pk_single,
+            samples: d
+                .pk_samples
+                .iter()
+                .filter(|s| s.workers <= 1)
+                .cloned()
+                .collect(),
+        }),
+        Box::new(PkMulti(pk_multi)),
         Box::new(Tls(&d.tls_records)),
         Box::new(TlsRecords {
             records: &d.tls_records_records,
@@ -496,7 +591,6 @@ pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
         }),
         Box::new(TlsBulk(&d.tls_bulk_records)),
         Box::new(TlsPolicy(&d.tls_policy_records)),
-        Box::new(Cycles(&d.cycles_records)),
         Box::new(Ct(&d.ct_records)),
     ]
 }
@@ -533,7 +627,7 @@ pub fn render(d: &ReportData, format: Format, style: &Style) -> String {
                 if several {
                     out.push_str(&format!("{}\n", e.title()));
                 }
-                out.push_str(&e.table(style));
+                out.push_str(&crate::formats::fit(&e.table(style)));
             }
             Format::Md => {
                 if several {

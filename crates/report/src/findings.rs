@@ -194,7 +194,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                         speedup(tr, m),
                         1.0,
                     ).explain(format!(
-                        "{b} hw={hw} at {big} B: {ccm} runs at {:.2}× the time of {ctr} ({:.0} vs {:.0} MB/s); seed 000 §5.3.3 found `openssl speed` timing CCM with one Init per many Updates.",
+                        "{b} hw={hw} at {big} B: {ccm} takes {:.1}× as long as {ctr} ({:.0} vs {:.0} MB/s); seed 000 §5.3.3 found `openssl speed` timing CCM with one Init per many Updates.",
                         tr.bytes_per_second / m.bytes_per_second,
                         mbps(m),
                         mbps(tr)
@@ -545,7 +545,7 @@ mod tests {
         assert_eq!(ccm.value, Some(4.0));
         assert!(
             ccm.explanation
-                .contains("aes-128-ccm runs at 4.00× the time of aes-128-ctr"),
+                .contains("aes-128-ccm takes 4.0× as long as aes-128-ctr"),
             "{}",
             ccm.explanation
         );

@@ -78,6 +78,133 @@ pub fn labels(rows: &[Row<'_>]) -> Vec<String> {
         .collect()
 }
 
+/// The widest a terminal table may be.
+pub const TERMINAL_WIDTH: usize = 100;
+
+/// A grid of right-aligned cells under a left-aligned label column, in
+/// blocks of as many columns as fit `TERMINAL_WIDTH` (a wide sweep of
+/// sizes prints as several blocks, each with its header), separated by an
+/// empty line.
+pub fn grid(corner: &str, heads: &[String], labels: &[String], cells: &[Vec<String>]) -> String {
+    let w0 = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .chain([corner.chars().count(), 4])
+        .max()
+        .unwrap_or(4);
+    let widths: Vec<usize> = (0..heads.len())
+        .map(|i| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .chain([heads[i].chars().count()])
+                .max()
+                .unwrap_or(8)
+                + 2
+        })
+        .collect();
+    // Column groups that fit beside the labels (at least one each).
+    let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut start = 0;
+    let mut used = w0;
+    for (i, w) in widths.iter().enumerate() {
+        if i > start && used + w > TERMINAL_WIDTH {
+            groups.push(start..i);
+            start = i;
+            used = w0;
+        }
+        used += w;
+    }
+    if start < heads.len() || heads.is_empty() {
+        groups.push(start..heads.len());
+    }
+    let mut out = String::new();
+    for (g, cols) in groups.iter().enumerate() {
+        if g > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{corner:<w0$}"));
+        for i in cols.clone() {
+            out.push_str(&format!("{:>w$}", heads[i], w = widths[i]));
+        }
+        out.push('\n');
+        for (label, row) in labels.iter().zip(cells) {
+            out.push_str(&format!("{label:<w0$}"));
+            for i in cols.clone() {
+                out.push_str(&format!("{:>w$}", row[i], w = widths[i]));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Terminal text made to fit `TERMINAL_WIDTH`: a longer line is wrapped at
+/// spaces, its continuation indented four more spaces (a word longer than a
+/// line is cut).
+pub fn fit(text: &str) -> String {
+    let w = TERMINAL_WIDTH;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= w {
+            out.push_str(line);
+            continue;
+        }
+        let lead_n = body.chars().take_while(|c| *c == ' ').count().min(w / 2);
+        let lead = " ".repeat(lead_n);
+        let indent = " ".repeat(lead_n + 4);
+        let mut cur = lead.clone();
+        let mut has_word = false;
+        for word in body.split(' ').filter(|x| !x.is_empty()) {
+            let mut word: String = word.to_string();
+            loop {
+                let len = cur.chars().count();
+                let wl = word.chars().count();
+                let need = wl + usize::from(has_word);
+                if len + need <= w {
+                    if has_word {
+                        cur.push(' ');
+                    }
+                    cur.push_str(&word);
+                    has_word = true;
+                    break;
+                }
+                if has_word {
+                    out.push_str(&cur);
+                    out.push('\n');
+                    cur = indent.clone();
+                    has_word = false;
+                    continue;
+                }
+                // Alone on its line and still too long: cut it.
+                let room = w.saturating_sub(len).max(1);
+                let head: String = word.chars().take(room).collect();
+                let rest: String = word.chars().skip(room).collect();
+                cur.push_str(&head);
+                out.push_str(&cur);
+                out.push('\n');
+                cur = indent.clone();
+                word = rest;
+                if word.is_empty() {
+                    break;
+                }
+            }
+        }
+        if has_word {
+            out.push_str(&cur);
+            out.push_str(nl);
+        } else if nl.is_empty() && out.ends_with('\n') {
+            // The text ended without a newline; so does its last piece.
+            out.pop();
+        }
+    }
+    out
+}
+
 /// The `openssl speed`-shaped table: rows algorithm/backend, columns sizes.
 pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
     let (sizes, rows) = rows(records);
@@ -85,7 +212,6 @@ pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
         return "no points measured\n".into();
     }
     let labels = labels(&rows);
-    let w0 = labels.iter().map(String::len).max().unwrap_or(4).max(4);
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|(_, by)| {
@@ -108,32 +234,10 @@ pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
         })
         .collect();
     let heads: Vec<String> = sizes.iter().map(|s| format!("{s} bytes")).collect();
-    let widths: Vec<usize> = (0..sizes.len())
-        .map(|i| {
-            cells
-                .iter()
-                .map(|r| r[i].len())
-                .chain([heads[i].len()])
-                .max()
-                .unwrap_or(8)
-                + 2
-        })
-        .collect();
     let mut out = String::new();
     out.push_str(&unit.caption(cycle_label));
-    out.push_str(" Medians; '~' marks a noisy point (robust CV > 5%).\n");
-    out.push_str(&format!("{:<w0$}", "type"));
-    for (h, w) in heads.iter().zip(&widths) {
-        out.push_str(&format!("{h:>w$}"));
-    }
-    out.push('\n');
-    for (label, row) in labels.iter().zip(&cells) {
-        out.push_str(&format!("{label:<w0$}"));
-        for (c, w) in row.iter().zip(&widths) {
-            out.push_str(&format!("{c:>w$}"));
-        }
-        out.push('\n');
-    }
+    out.push_str("\nMedians; '~' marks a noisy point (robust CV > 5%).\n");
+    out.push_str(&grid("type", &heads, &labels, &cells));
     out
 }
 
@@ -141,24 +245,21 @@ pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
 pub fn cv_table(records: &[SpeedRecord]) -> String {
     let (sizes, rows) = rows(records);
     let labels = labels(&rows);
-    let w0 = labels.iter().map(String::len).max().unwrap_or(4).max(4);
-    let mut out = format!("{:<w0$}", "robust CV (IQR/median)");
-    for s in &sizes {
-        out.push_str(&format!("{:>13}", format!("{s} bytes")));
-    }
-    out.push('\n');
-    for (label, (_, by)) in labels.iter().zip(&rows) {
-        out.push_str(&format!("{label:<w0$}"));
-        for s in &sizes {
-            let c = by
-                .get(s)
-                .map(|r| format!("{:.2}%", r.stats.robust_cv * 100.0))
-                .unwrap_or_else(|| "-".into());
-            out.push_str(&format!("{c:>13}"));
-        }
-        out.push('\n');
-    }
-    out
+    let heads: Vec<String> = sizes.iter().map(|s| format!("{s} bytes")).collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(_, by)| {
+            sizes
+                .iter()
+                .map(|s| {
+                    by.get(s)
+                        .map(|r| format!("{:.2}%", r.stats.robust_cv * 100.0))
+                        .unwrap_or_else(|| "-".into())
+                })
+                .collect()
+        })
+        .collect();
+    grid("robust CV (IQR/median)", &heads, &labels, &cells)
 }
 
 pub fn json(records: &[SpeedRecord]) -> String {
@@ -195,6 +296,7 @@ const CSV_FIELDS: &[&str] = &[
     "cycle_source",
     "noisy",
     "kat",
+    "workers",
 ];
 
 fn csv_cell(v: &serde_json::Value) -> String {
@@ -259,4 +361,53 @@ pub fn markdown(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> Strin
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_wraps_long_lines_and_keeps_short_ones() {
+        let short = "a short line\n  indented\n";
+        assert_eq!(fit(short), short);
+        let long = format!("  {}\nnext\n", vec!["word"; 60].join(" "));
+        let f = fit(&long);
+        assert!(
+            f.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH),
+            "{f}"
+        );
+        assert!(f.lines().nth(1).unwrap().starts_with("      word"), "{f}");
+        assert!(f.ends_with("\nnext\n"), "{f}");
+        assert_eq!(
+            f.split_whitespace().filter(|w| *w == "word").count(),
+            60,
+            "every word kept"
+        );
+        let giant = "x".repeat(250);
+        let g = fit(&giant);
+        assert!(
+            g.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH),
+            "{g}"
+        );
+        assert_eq!(g.chars().filter(|c| *c == 'x').count(), 250);
+        assert!(!g.ends_with('\n'));
+    }
+
+    #[test]
+    fn grid_splits_columns_into_blocks_that_fit() {
+        let heads: Vec<String> = (0..30).map(|i| format!("{} bytes", 16 * i)).collect();
+        let labels = vec!["aes-128-gcm openssl hw=on".to_string(); 3];
+        let cells = vec![vec!["123456.78k".to_string(); 30]; 3];
+        let g = grid("type", &heads, &labels, &cells);
+        assert!(
+            g.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH),
+            "{g}"
+        );
+        // Every cell is printed once, every block has its header row.
+        assert_eq!(g.matches("123456.78k").count(), 90);
+        let blocks = g.split("\n\n").count();
+        assert!(blocks > 1);
+        assert_eq!(g.matches("type").count(), blocks);
+    }
 }

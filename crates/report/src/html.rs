@@ -55,7 +55,11 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}.n
 .fail{background:#f8d7da}.ok{background:#d4edda}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}\
 figure{margin:1em 0}figcaption{font-size:12px;color:#555}li{margin:.25em 0}\
 tr.holds td:first-child{background:#d4edda}tr.does-not-hold td:first-child{background:#f8d7da}\
-tr.not-measurable td:first-child{background:#eee}h2.defects{color:#842029}";
+tr.not-measurable td:first-child{background:#eee}h2.defects{color:#842029}\
+.scroll{overflow-x:auto;max-width:100%}p.defects{color:#842029}\
+table{display:block;overflow-x:auto;max-width:100%}td.n{white-space:nowrap}\
+svg{max-width:100%;height:auto}figure svg{width:100%}\
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:0 1em}";
 
 fn algo_index(name: &str) -> usize {
     Algorithm::parse(name)
@@ -88,17 +92,19 @@ fn distinct<F: Fn(&SpeedRecord) -> String>(rs: &[SpeedRecord], f: F) -> Vec<Stri
     v
 }
 
-/// Charts of throughput against size: per hardware setting (algorithms as
-/// lines, as in seed 000's figures), and per algorithm (backend × hw × op).
+/// Charts of throughput against size. First, per hardware setting, one
+/// line per algorithm: the best implementation at each size (as seed 000's
+/// figures compare algorithms). Then small multiples: per algorithm and
+/// setting, one line per implementation and operation, so no chart carries
+/// more lines than the eye can follow.
 fn charts(records: &[SpeedRecord]) -> String {
     let mut out = String::new();
     let hws = distinct(records, |r| r.hw.clone());
-    let backends = distinct(records, |r| r.backend.clone());
+    let mut algos = distinct(records, |r| r.algorithm.clone());
+    algos.sort_by_key(|a| algo_index(a));
     for hw in &hws {
         for (title, aead) in [("AEADs", true), ("ciphers", false)] {
             let mut series = Vec::new();
-            let mut algos = distinct(records, |r| r.algorithm.clone());
-            algos.sort_by_key(|a| algo_index(a));
             for a in &algos {
                 let is_aead = Algorithm::parse(a)
                     .map(|x| x.kind() == ango_core::Kind::Aead)
@@ -106,34 +112,37 @@ fn charts(records: &[SpeedRecord]) -> String {
                 if is_aead != aead {
                     continue;
                 }
-                for (bi, b) in backends.iter().enumerate() {
-                    let pts: Vec<&SpeedRecord> = records
-                        .iter()
-                        .filter(|r| {
-                            &r.hw == hw
-                                && &r.algorithm == a
-                                && &r.backend == b
-                                && r.operation == "encrypt"
-                        })
-                        .collect();
-                    if !pts.is_empty() {
-                        series.push(series_from(
-                            &pts,
-                            format!("{a} ({b})"),
-                            PALETTE[algo_index(a) % PALETTE.len()],
-                            bi.min(2) as u8,
-                        ));
+                // The fastest record at each size.
+                let mut best: std::collections::BTreeMap<u64, &SpeedRecord> =
+                    std::collections::BTreeMap::new();
+                for r in records
+                    .iter()
+                    .filter(|r| &r.hw == hw && &r.algorithm == a && r.operation == "encrypt")
+                {
+                    let e = best.entry(r.size_bytes).or_insert(r);
+                    if r.bytes_per_second > e.bytes_per_second {
+                        *e = r;
                     }
                 }
+                if best.is_empty() {
+                    continue;
+                }
+                let pts: Vec<&SpeedRecord> = best.into_values().collect();
+                series.push(series_from(
+                    &pts,
+                    a.clone(),
+                    PALETTE[algo_index(a) % PALETTE.len()],
+                    0,
+                ));
             }
             if series.is_empty() {
                 continue;
             }
             let _ = write!(
                 out,
-                "<figure>{}<figcaption>Median throughput (MB/s, log scale) against message size (bytes, log scale), encryption, hw={}; whiskers span the interquartile range. Line style: solid, dashed and dotted for the first, second and third backend.</figcaption></figure>",
+                "<figure>{}<figcaption>Each algorithm's best implementation at each size: median throughput (MB/s, log scale) against message size (bytes, log scale), encryption, hw={}; whiskers span the interquartile range. The charts below show every implementation.</figcaption></figure>",
                 line_chart(&Chart {
-                    title: format!("{title}, hw={hw}: throughput vs message size"),
+                    title: format!("{title}, hw={hw}: the fastest here at each size"),
                     x_label: "message size (bytes)".into(),
                     y_label: "MB/s".into(),
                     series,
@@ -142,45 +151,63 @@ fn charts(records: &[SpeedRecord]) -> String {
             );
         }
     }
-    let mut algos = distinct(records, |r| r.algorithm.clone());
-    algos.sort_by_key(|a| algo_index(a));
+    out.push_str("<div class=\"grid\">");
     for a in &algos {
-        let mut series = Vec::new();
-        let combos = distinct(records, |r| {
-            format!("{}|{}|{}", r.backend, r.hw, r.operation)
-        });
-        for (i, c) in combos.iter().enumerate() {
-            let parts: Vec<&str> = c.split('|').collect();
-            let pts: Vec<&SpeedRecord> = records
-                .iter()
-                .filter(|r| {
-                    &r.algorithm == a
-                        && r.backend == parts[0]
-                        && r.hw == parts[1]
-                        && r.operation == parts[2]
-                })
-                .collect();
-            if !pts.is_empty() {
+        for hw in &hws {
+            let combos = distinct(records, |r| {
+                format!("{}|{}|{}", r.backend, r.implementation, r.operation)
+            });
+            let mut series = Vec::new();
+            for c in &combos {
+                let parts: Vec<&str> = c.split('|').collect();
+                let pts: Vec<&SpeedRecord> = records
+                    .iter()
+                    .filter(|r| {
+                        &r.algorithm == a
+                            && &r.hw == hw
+                            && r.backend == parts[0]
+                            && r.implementation == parts[1]
+                            && r.operation == parts[2]
+                    })
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let several = combos
+                    .iter()
+                    .filter(|o| o.split('|').next() == Some(parts[0]))
+                    .count()
+                    > 1;
+                let label = match (several, parts[2]) {
+                    (true, op) if parts[0] == "ango" => format!("ango {} {op}", parts[1]),
+                    (_, op) => format!("{} {op}", parts[0]),
+                };
+                let i = series.len();
                 series.push(series_from(
                     &pts,
-                    format!("{} hw={} {}", parts[0], parts[1], parts[2]),
+                    label,
                     PALETTE[i % PALETTE.len()],
                     u8::from(parts[2] == "decrypt"),
                 ));
             }
+            if series.is_empty() {
+                continue;
+            }
+            let _ = write!(
+                out,
+                "<figure>{}<figcaption>{}, hw={}: median throughput by implementation; whiskers span the interquartile range; dashed: decryption.</figcaption></figure>",
+                line_chart(&Chart {
+                    title: format!("{a}, hw={hw}"),
+                    x_label: "message size (bytes)".into(),
+                    y_label: "MB/s".into(),
+                    series,
+                }),
+                escape(a),
+                escape(hw)
+            );
         }
-        let _ = write!(
-            out,
-            "<figure>{}<figcaption>{}: median throughput by backend and hardware setting; whiskers span the interquartile range.</figcaption></figure>",
-            line_chart(&Chart {
-                title: format!("{a}: throughput vs message size"),
-                x_label: "message size (bytes)".into(),
-                y_label: "MB/s".into(),
-                series,
-            }),
-            escape(a)
-        );
     }
+    out.push_str("</div>");
     out
 }
 
@@ -544,6 +571,7 @@ pub fn render(data: &ReportData) -> String {
     for n in &d.notes {
         let _ = write!(out, "<p class=\"noisy\">{}</p>", escape(n));
     }
+    out.push_str(&crate::summary::html(d, &crate::findings::of_run(d)));
     let defects = crate::findings::defects_in_events(&d.events);
     if !defects.is_empty() {
         out.push_str("<h2 class=\"defects\">Known library defects</h2><p>These pairs failed verification in this run for reasons listed in <code>vectors/known-defects.toml</code>; each failing case id is given. They are never timed, but for <code>input-check</code> ones (an unchecked input; right results on valid inputs).</p>");

@@ -7,6 +7,22 @@ use ango_core::{Finding, PkAlgorithm, PkRecord, PkSamples, Verdict};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// A round duration as an axis labels it: "10 ms", "100 µs", "1 s".
+pub fn axis_ns(ns: f64) -> String {
+    let (v, unit) = if ns >= 1e9 {
+        (ns / 1e9, "s")
+    } else if ns >= 1e6 {
+        (ns / 1e6, "ms")
+    } else if ns >= 1e3 {
+        (ns / 1e3, "µs")
+    } else {
+        (ns, "ns")
+    };
+    let t = format!("{v:.3}");
+    let t = t.trim_end_matches('0').trim_end_matches('.');
+    format!("{t} {unit}")
+}
+
 /// A duration in the unit that suits it.
 pub fn fmt_ns(ns: f64) -> String {
     if ns >= 1e6 {
@@ -126,31 +142,29 @@ pub fn seed_tables(records: &[PkRecord]) -> String {
         if rows.is_empty() {
             continue;
         }
-        let w = rows
-            .iter()
-            .map(|r| label(r).len())
-            .max()
-            .unwrap_or(10)
-            .max(10);
         let _ = writeln!(out, "{title}, ms");
-        let _ = writeln!(
-            out,
-            "{:<w$}  {:>12} {:>12} {:>12} {:>12} {:>12} {:>9}",
-            "", "mean", "SD", "Q1", "median", "Q3", "robust CV"
-        );
-        for r in rows {
-            let _ = writeln!(
-                out,
-                "{:<w$}  {:>12.6} {:>12.6} {:>12.6} {:>12.6} {:>12.6} {:>9.6}",
-                label(r),
-                r.stats.mean / 1e6,
-                r.stats.sd / 1e6,
-                r.stats.q1 / 1e6,
-                r.stats.median / 1e6,
-                r.stats.q3 / 1e6,
-                r.stats.robust_cv
-            );
-        }
+        let heads: Vec<String> = ["mean", "SD", "Q1", "median", "Q3", "robust CV"]
+            .map(String::from)
+            .to_vec();
+        let labels: Vec<String> = rows.iter().map(|r| label(r)).collect();
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                let mut v: Vec<String> = [
+                    r.stats.mean,
+                    r.stats.sd,
+                    r.stats.q1,
+                    r.stats.median,
+                    r.stats.q3,
+                ]
+                .iter()
+                .map(|x| format!("{:.6}", x / 1e6))
+                .collect();
+                v.push(format!("{:.2}%", r.stats.robust_cv * 100.0));
+                v
+            })
+            .collect();
+        out.push_str(&crate::formats::grid("", &heads, &labels, &cells));
         out.push('\n');
     }
     out
@@ -159,37 +173,50 @@ pub fn seed_tables(records: &[PkRecord]) -> String {
 /// Every statistic, one row per point (times in µs).
 pub fn full_table(records: &[PkRecord]) -> String {
     let rows = sorted(records);
-    let w = rows
+    let heads: Vec<String> = [
+        "n", "mean", "SD", "min", "Q1", "median", "Q3", "p95", "p99", "max", "rCV",
+    ]
+    .map(String::from)
+    .to_vec();
+    let labels: Vec<String> = rows
         .iter()
-        .map(|r| label(r).len() + r.operation.len() + 1)
-        .max()
-        .unwrap_or(10);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<w$} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>7}",
-        "µs per call", "n", "mean", "SD", "min", "Q1", "median", "Q3", "p95", "p99", "max", "rCV"
-    );
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "{:<w$} {:>6} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>6.1}%{}",
-            format!("{} {}", label(r), r.operation),
-            r.iterations,
-            r.stats.mean / 1e3,
-            r.stats.sd / 1e3,
-            r.stats.min / 1e3,
-            r.stats.q1 / 1e3,
-            r.stats.median / 1e3,
-            r.stats.q3 / 1e3,
-            r.stats.p95 / 1e3,
-            r.stats.p99 / 1e3,
-            r.stats.max / 1e3,
-            r.stats.robust_cv * 100.0,
-            if r.warnings.is_empty() { "" } else { " (cut short)" }
-        );
-    }
-    out
+        .map(|r| {
+            format!(
+                "{} {}{}",
+                label(r),
+                r.operation,
+                if r.warnings.is_empty() {
+                    ""
+                } else {
+                    " (cut short)"
+                }
+            )
+        })
+        .collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut v = vec![r.iterations.to_string()];
+            v.extend(
+                [
+                    r.stats.mean,
+                    r.stats.sd,
+                    r.stats.min,
+                    r.stats.q1,
+                    r.stats.median,
+                    r.stats.q3,
+                    r.stats.p95,
+                    r.stats.p99,
+                    r.stats.max,
+                ]
+                .iter()
+                .map(|x| format!("{:.2}", x / 1e3)),
+            );
+            v.push(format!("{:.1}%", r.stats.robust_cv * 100.0));
+            v
+        })
+        .collect();
+    crate::formats::grid("µs per call", &heads, &labels, &cells)
 }
 
 /// The sizes of each (algorithm, backend): seed 003 Tables 1, 5 and 16.
@@ -281,7 +308,7 @@ pub fn markdown(records: &[PkRecord]) -> String {
     for r in sorted(records) {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.4} |",
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2}% |",
             r.algorithm,
             r.who(),
             r.operation,
@@ -294,7 +321,7 @@ pub fn markdown(records: &[PkRecord]) -> String {
             r.stats.p95 / 1e3,
             r.stats.p99 / 1e3,
             r.stats.max / 1e3,
-            r.stats.robust_cv
+            r.stats.robust_cv * 100.0
         );
     }
     out
@@ -426,9 +453,12 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                         Verdict::DoesNotHold
                     })
                     .explain(format!(
-                        "{b}: robust CV {r2:.2} ({}) and {r3:.2} ({}); the largest of the other algorithms' key generation is {max_other:.2}.",
+                        "{b}: robust CV {:.1}% ({}) and {:.1}% ({}); the largest of the other algorithms' key generation is {:.1}%.",
+                        r2 * 100.0,
                         A::Rsa2048.label(),
-                        A::Rsa3072.label()
+                        r3 * 100.0,
+                        A::Rsa3072.label(),
+                        max_other * 100.0
                     )),
                 );
             }
@@ -453,11 +483,11 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                     Verdict::DoesNotHold
                 })
                 .explain(format!(
-                    "{b}: signing p99 ÷ median {:.2}, robust CV {:.3}; verification p99 ÷ median {:.2}, robust CV {:.3}.",
+                    "{b}: signing p99 ÷ median {:.2}, robust CV {:.1}%; verification p99 ÷ median {:.2}, robust CV {:.1}%.",
                     tail(s),
-                    s.stats.robust_cv,
+                    s.stats.robust_cv * 100.0,
                     tail(v),
-                    v.stats.robust_cv
+                    v.stats.robust_cv * 100.0
                 )),
             );
         }
@@ -583,7 +613,7 @@ pub fn distribution_svg(title: &str, rows: &[(&PkRecord, &PkSamples)]) -> String
             r##"<line x1="{xx:.1}" y1="{top}" x2="{xx:.1}" y2="{:.1}" stroke="#ddd"/><text x="{xx:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
             height - 40.0,
             height - 25.0,
-            escape(&fmt_ns(10f64.powf(d)))
+            escape(&axis_ns(10f64.powf(d)))
         );
         d += 1.0;
     }
@@ -641,6 +671,15 @@ pub fn distribution_svg(title: &str, rows: &[(&PkRecord, &PkSamples)]) -> String
 mod tests {
     use super::*;
 
+    #[test]
+    fn axis_labels_are_round() {
+        assert_eq!(axis_ns(1e7), "10 ms");
+        assert_eq!(axis_ns(1e5), "100 µs");
+        assert_eq!(axis_ns(1e9), "1 s");
+        assert_eq!(axis_ns(100.0), "100 ns");
+        assert_eq!(axis_ns(2.5e6), "2.5 ms");
+    }
+
     fn rec(algo: &str, op: &str, median: f64, cv: f64, p99: f64) -> PkRecord {
         PkRecord {
             schema: 1,
@@ -685,6 +724,8 @@ mod tests {
             warnings: vec![],
             method: String::new(),
             time: String::new(),
+            workers: 1,
+            multi: None,
         }
     }
 

@@ -34,15 +34,19 @@ pub fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// An axis label: at most three decimals, no trailing zeros, k and M for
+/// thousands and millions ("1.5k", "20M", "0.25").
 fn fmt_num(v: f64) -> String {
+    let trim = |x: f64| {
+        let t = format!("{x:.3}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
     if v >= 1e6 {
-        format!("{:.0}M", v / 1e6)
+        format!("{}M", trim(v / 1e6))
     } else if v >= 1e3 {
-        format!("{:.0}k", v / 1e3)
-    } else if v >= 1.0 {
-        format!("{v:.0}")
+        format!("{}k", trim(v / 1e3))
     } else {
-        format!("{v}")
+        trim(v)
     }
 }
 
@@ -478,6 +482,10 @@ mod tests {
         assert_eq!(s.matches("<polygon").count(), 1);
         assert!(s.contains("<polyline") && s.ends_with("</svg>"));
         assert_eq!(super::nice_step(4096.0, 8.0), 1000.0);
+        assert_eq!(super::fmt_num(1500.0), "1.5k");
+        assert_eq!(super::fmt_num(20e6), "20M");
+        assert_eq!(super::fmt_num(0.1 + 0.2), "0.3");
+        assert_eq!(super::fmt_num(16.0), "16");
     }
 
     use super::*;

@@ -1,0 +1,224 @@
+//! Seed 003 §4-3's readings of its handshake captures, checked on this
+//! machine's: OpenSSL's 4096-byte write buffer (a small server flight
+//! leaves in one burst when Finished is ready, a larger one starts earlier)
+//! and the server's initial congestion window of 10 segments (a flight
+//! beyond it waits a round trip for the client's ACK).
+
+use ango_core::{Finding, TlsRecord, Verdict};
+
+const WRITE_BUFFER: f64 = 4096.0;
+/// The seed's bounds on ServerHello sent → Finished sent: at most 0.005 ms
+/// when the flight fits the buffer, over 0.02 ms when it does not.
+const ONE_BURST_NS: f64 = 5_000.0;
+const SPLIT_NS: f64 = 20_000.0;
+/// Linux's initial congestion window (RFC 6928), segments.
+const DEFAULT_CWND: f64 = 10.0;
+
+fn ms(ns: f64) -> String {
+    format!("{:.3} ms", ns / 1e6)
+}
+
+fn label(r: &TlsRecord) -> String {
+    format!("{} / {} / CA {}", r.group, r.server_sig, r.ca_sig)
+}
+
+/// The findings over the lab's records (OpenSSL servers with wire times).
+pub fn findings(records: &[TlsRecord]) -> Vec<Finding> {
+    let timed: Vec<(&TlsRecord, f64, f64)> = records
+        .iter()
+        .filter(|r| r.server_stack == "openssl" && r.two_host.is_none())
+        .filter_map(|r| {
+            Some((
+                r,
+                r.server_flight_bytes?,
+                r.server_sh_send_to_finished_send_ns?,
+            ))
+        })
+        .collect();
+    if records.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    // OpenSSL's write buffer.
+    let claim =
+        "with OpenSSL's 4096-byte write buffer, a server flight of at most 4096 B leaves in \
+                 one burst when Finished is ready (ServerHello sent to Finished sent within 0.005 \
+                 ms), a larger one does not (over 0.02 ms)";
+    let f = Finding::new("tls", "003", "§4-3", claim);
+    let small: Vec<&(&TlsRecord, f64, f64)> = timed
+        .iter()
+        .filter(|(_, b, _)| *b <= WRITE_BUFFER)
+        .collect();
+    let large: Vec<&(&TlsRecord, f64, f64)> =
+        timed.iter().filter(|(_, b, _)| *b > WRITE_BUFFER).collect();
+    out.push(if small.is_empty() || large.is_empty() {
+        f.explain(format!(
+            "needs OpenSSL-server combinations with wire times on both sides of 4096 B; this run \
+             has {} at or under and {} over (captures need root; a rustls server buffers \
+             differently)",
+            small.len(),
+            large.len()
+        ))
+    } else {
+        let slowest_small = small
+            .iter()
+            .max_by(|x, y| x.2.total_cmp(&y.2))
+            .expect("not empty");
+        let fastest_large = large
+            .iter()
+            .min_by(|x, y| x.2.total_cmp(&y.2))
+            .expect("not empty");
+        let holds = slowest_small.2 <= ONE_BURST_NS && fastest_large.2 > SPLIT_NS;
+        f.value(slowest_small.2 / 1e6, "ms")
+            .verdict(if holds {
+                Verdict::Holds
+            } else {
+                Verdict::DoesNotHold
+            })
+            .explain(format!(
+                "medians over each combination's handshakes: the slowest of the {} flights of at \
+                 most 4096 B takes {} ({}, {:.0} B); the quickest of the {} larger ones takes {} \
+                 ({}, {:.0} B)",
+                small.len(),
+                ms(slowest_small.2),
+                label(slowest_small.0),
+                slowest_small.1,
+                large.len(),
+                ms(fastest_large.2),
+                label(fastest_large.0),
+                fastest_large.1
+            ))
+    });
+    // The initial congestion window.
+    let claim = "a server flight longer than the initial congestion window (10 segments) waits \
+                 for the client's ACK: ServerHello sent to Finished sent takes at least half a \
+                 round trip, while a flight within the window does not";
+    let f = Finding::new("tls", "003", "§4-3", claim);
+    let with_rtt: Vec<(&TlsRecord, f64, f64, f64)> = records
+        .iter()
+        .filter(|r| r.two_host.is_none())
+        .filter_map(|r| {
+            Some((
+                r,
+                r.server_flight_segments?,
+                r.server_sh_send_to_finished_send_ns?,
+                r.rtt_ns?,
+            ))
+        })
+        .filter(|(_, _, _, rtt)| *rtt > 4.0 * SPLIT_NS)
+        .collect();
+    let cwnd = records
+        .iter()
+        .find_map(|r| r.tcp.server_initial_cwnd)
+        .unwrap_or(DEFAULT_CWND);
+    let within: Vec<_> = with_rtt.iter().filter(|x| x.1 <= cwnd).collect();
+    let beyond: Vec<_> = with_rtt.iter().filter(|x| x.1 > cwnd).collect();
+    out.push(if within.is_empty() || beyond.is_empty() {
+        f.explain(format!(
+            "needs combinations with wire times over an emulated link (RTT well above the \
+             server's own time) on both sides of {cwnd:.0} segments; this run has {} within and \
+             {} beyond",
+            within.len(),
+            beyond.len()
+        ))
+    } else {
+        // Each flight's wait as a share of the round trip.
+        let share = |x: &&(&TlsRecord, f64, f64, f64)| x.2 / x.3;
+        let waited = beyond.iter().filter(|x| share(x) >= 0.5).count();
+        let quick = within.iter().filter(|x| share(x) < 0.5).count();
+        let least = beyond
+            .iter()
+            .min_by(|a, b| share(a).total_cmp(&share(b)))
+            .expect("not empty");
+        let most = within
+            .iter()
+            .max_by(|a, b| share(a).total_cmp(&share(b)))
+            .expect("not empty");
+        let holds = waited == beyond.len() && quick == within.len();
+        f.value(share(least), "RTT")
+            .verdict(if holds {
+                Verdict::Holds
+            } else {
+                Verdict::DoesNotHold
+            })
+            .explain(format!(
+                "initial window {cwnd:.0} segments (TCP_INFO); {waited} of {} flights beyond it \
+                 waited at least half a round trip (the least: {:.2} RTT, {}, {:.0} segments); {} \
+                 of {} within it did not (the most: {:.2} RTT, {}, {:.0} segments); RTT {}",
+                beyond.len(),
+                share(least),
+                label(least.0),
+                least.1,
+                quick,
+                within.len(),
+                share(most),
+                label(most.0),
+                most.1,
+                ms(least.3)
+            ))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(sig: &str, bytes: f64, segs: f64, e_to_h_ns: f64) -> TlsRecord {
+        let mut r: TlsRecord = serde_json::from_value(serde_json::json!({
+            "schema": 2, "run_id": "t", "suite": "tls", "group": "x25519", "server_sig": sig,
+            "ca_sig": "p-256", "handshakes": 10, "failures": 0, "failure_examples": [],
+            "handshake_ns": null, "phases_ns": {}, "client_sh_rcv_to_finished_send_ns": null,
+            "server_sh_send_to_finished_send_ns": null, "openssl_ns": {},
+            "server_flight_bytes": null, "server_flight_segments": null,
+            "client_flight_segments": null, "client_finished_segments": null,
+            "tcp": {"server_mss": 1448.0, "client_mss": 1448.0, "server_initial_cwnd": 10.0,
+                    "server_cwnd_after": 10.0, "retransmissions_c2s": 0, "retransmissions_s2c": 0,
+                    "congestion_control": "cubic"},
+            "capture": {"client_pcap": null, "server_pcap": null, "keylog": null,
+                        "handshakes_in_pcap": 0, "client_packets": 0, "server_packets": 0,
+                        "kernel_drops": 0, "handshakes_timed": 10, "problems": []},
+            "cert_chain_bytes": 0, "server_cert_bytes": 0, "ca_cert_bytes": 0,
+            "rtt_ns": 1.0e6, "rtt_asked_ns": 1.0e6, "rtt_base_ns": null, "link_delay_ns": null,
+            "link": "tun-relay", "server_bad_attempts": 0, "cut_short": false,
+            "method": "m", "time": "t"
+        }))
+        .unwrap();
+        r.server_flight_bytes = Some(bytes);
+        r.server_flight_segments = Some(segs);
+        r.server_sh_send_to_finished_send_ns = Some(e_to_h_ns);
+        r
+    }
+
+    #[test]
+    fn the_seeds_two_thresholds_hold_on_a_run_shaped_like_the_seeds() {
+        let rs = vec![
+            rec("p-256", 1800.0, 2.0, 3_000.0),
+            rec("ml-dsa-44", 5400.0, 4.0, 300_000.0),
+            rec("ml-dsa-87", 12_000.0, 9.0, 300_000.0),
+            rec("cross", 20_000.0, 15.0, 1_400_000.0),
+        ];
+        let f = findings(&rs);
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].verdict, Verdict::Holds, "{f:?}");
+        assert_eq!(f[1].verdict, Verdict::Holds, "{f:?}");
+        assert!((f[1].value.unwrap() - 1.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_small_flight_that_waits_does_not_hold_and_missing_data_is_not_measurable() {
+        let rs = vec![
+            rec("p-256", 1800.0, 2.0, 90_000.0),
+            rec("ml-dsa-44", 5400.0, 4.0, 300_000.0),
+        ];
+        let f = findings(&rs);
+        assert_eq!(f[0].verdict, Verdict::DoesNotHold);
+        // No flight beyond 10 segments: not measurable, with the reason.
+        assert_eq!(f[1].verdict, Verdict::NotMeasurable);
+        assert!(
+            f[1].explanation.contains("0 beyond"),
+            "{}",
+            f[1].explanation
+        );
+    }
+}
