@@ -57,9 +57,9 @@ pub enum Cmd {
     /// Internal: one endpoint of `ango tls --bulk`, in its own process.
     #[command(name = "__tls-endpoint", hide = true)]
     TlsEndpoint,
-    /// Internal: run one constant-time target under valgrind.
+    /// Internal: run constant-time targets under valgrind, one after the other.
     #[command(name = "__ct-worker", hide = true)]
-    CtWorker { id: String },
+    CtWorker { ids: Vec<String> },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -68,11 +68,12 @@ pub struct TlsServerArgs {
     /// interface; port 0 picks a free one). The TLS port is picked per session and told the client.
     #[arg(long, value_name = "ADDR:PORT")]
     pub listen: String,
-    /// A file holding a shared key (at least 16 bytes) instead of a token printed at start.
+    /// A file holding a shared key (at least 16 bytes) instead of a token printed at start
+    /// [default: none: a fresh token is printed].
     #[arg(long = "key-file", value_name = "PATH")]
     pub key_file: Option<std::path::PathBuf>,
-    /// Write the server's results directory here (default: tls-server-RUN_ID in the current
-    /// directory): its pcaps, key log, server.jsonl and server_timelines.jsonl.
+    /// Write the server's results directory here: its pcaps, key log, server.jsonl and
+    /// server_timelines.jsonl [default: tls-server-RUN_ID in the current directory].
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
     /// Do not capture packets.
@@ -96,42 +97,44 @@ pub struct TlsServerArgs {
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct TlsRecordsArgs {
-    /// Cipher suites by IANA name, comma-separated, or all (default: the four TLS 1.2
-    /// ECDHE-ECDSA suites of seed 004 and the five TLS 1.3 suites).
+    /// Cipher suites by IANA name, comma-separated, or all [default: the four TLS 1.2 ECDHE-ECDSA
+    /// suites of seed 004 and the five TLS 1.3 suites].
     #[arg(long, value_name = "LIST")]
     pub suite: Option<String>,
-    /// Plaintext bytes per record, 1 to 16384: a list or START:END:STEP (default
-    /// 1,16,256,1024,16384).
+    /// Plaintext bytes per record, 1 to 16384: a list or START:END:STEP [default:
+    /// 1,16,256,1024,16384].
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub sizes: Option<String>,
     /// table or json (one record per point).
     #[arg(long, default_value = "table")]
     pub format: String,
-    /// Write a results directory here (results.jsonl with `suite: tls-records`, env.json,
-    /// the report, and as root the pcap files and key log).
+    /// Write a results directory here (results.jsonl with `suite: tls-records`, env.json, the
+    /// report, and as root the pcap files and key log) [default: none: print only].
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct TlsPolicyArgs {
-    /// Client profiles, comma-separated, or all: aes-first, chacha-first, openssl-default.
+    /// Client profiles, comma-separated, or all: aes-first, chacha-first, openssl-default [default:
+    /// all].
     #[arg(long, value_name = "LIST")]
     pub client: Option<String>,
     /// Server policies, comma-separated, or all: client-order, server-aes-first,
-    /// server-chacha-first, server-aes-first+prioritize-chacha.
+    /// server-chacha-first, server-aes-first+prioritize-chacha, rustls [default: all].
     #[arg(long, value_name = "LIST")]
     pub server: Option<String>,
-    /// TLS versions: 1.2, 1.3 or both (default both).
+    /// TLS versions: 1.2, 1.3 or both [default: both].
     #[arg(long = "tls-version", value_name = "LIST")]
     pub tls_version: Option<String>,
-    /// Bytes per transfer of the bulk measurement behind the costs (default 16MiB).
+    /// Bytes per transfer of the bulk measurement behind the costs [default: 16MiB].
     #[arg(long, value_name = "SIZE")]
     pub bulk: Option<String>,
-    /// Timed transfers per suite of that measurement (default 3).
+    /// Timed transfers per suite of that measurement [default: 3].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub repeats: Option<String>,
-    /// Take the costs from the tls-bulk records of this results directory instead.
+    /// Take the costs from the tls-bulk records of this results directory instead [default: none:
+    /// measured in this run].
     #[arg(long = "costs-from", value_name = "DIR")]
     pub costs_from: Option<std::path::PathBuf>,
     /// Negotiate only; no costs.
@@ -140,25 +143,25 @@ pub struct TlsPolicyArgs {
     /// table, json, csv or md.
     #[arg(long, default_value = "table")]
     pub format: String,
-    /// Write a results directory here (results.jsonl with `suite: tls-policy` and the
-    /// `tls-bulk` records behind the costs, env.json, the report).
+    /// Write a results directory here (results.jsonl with `suite: tls-policy` and the `tls-bulk`
+    /// records behind the costs, env.json, the report) [default: none: print only].
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct CyclesArgs {
-    /// Algorithms, comma-separated: ECB of a 128-bit block cipher or mugi (default: every key
-    /// size of the CRYPTREC set, plus aes-128-ecb and aes-256-ecb for reference).
+    /// Algorithms, comma-separated: ECB of a 128-bit block cipher or mugi [default: every key size
+    /// of the CRYPTREC set, plus aes-128-ecb and aes-256-ecb for reference].
     #[arg(long, value_name = "LIST")]
     pub algo: Option<String>,
-    /// Backends, comma-separated (default: every backend that provides the algorithm).
+    /// Backends, comma-separated [default: every backend that provides the algorithm].
     #[arg(long, value_name = "LIST")]
     pub backend: Option<String>,
-    /// Variants of ango's own code: all (default), auto, or names like camellia/table64-nct.
+    /// Variants of ango's own code: all, auto, or names like camellia/table64-nct [default: all].
     #[arg(long = "impl", value_name = "LIST")]
     pub impls: Option<String>,
-    /// Calls per sample (default: calibrated so a sample lasts 4 ms, 1 ms with --quick).
+    /// Calls per sample [default: calibrated so a sample lasts 4 ms, 1 ms with --quick].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub iterations: Option<String>,
     /// Fewer and shorter samples (11 of 1 ms instead of 31 of 4 ms).
@@ -167,15 +170,16 @@ pub struct CyclesArgs {
     /// table or json (one record per point).
     #[arg(long, default_value = "table")]
     pub format: String,
-    /// Write a results directory here (results.jsonl with `suite: cycles`, env.json).
+    /// Write a results directory here (results.jsonl with `suite: cycles`, env.json) [default:
+    /// none: print only].
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]
 pub struct CtArgs {
-    /// Targets: all (default), or implementations (aes/bitsliced, ghash/ctmul,
-    /// aes/ttable-nct+ghash/4bit-nct, …), algorithms (aes-128-gcm) or backends (openssl).
+    /// Targets: all, or implementations (aes/bitsliced, ghash/ctmul, aes/ttable-nct+ghash/4bit-nct,
+    /// …), algorithms (aes-128-gcm) or backends (openssl) [default: all].
     #[arg(long = "impl", value_name = "LIST")]
     pub impl_: Option<String>,
     /// 20 000 measurements per dudect run instead of 200 000.
@@ -188,59 +192,73 @@ pub struct CtArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct SpeedArgs {
-    /// Algorithms, comma-separated (default: all eleven).
+    /// Algorithms, comma-separated [default: all eleven].
     #[arg(long, value_name = "LIST")]
     pub algo: Option<String>,
-    /// Backends, comma-separated (default: every backend that provides the algorithm).
+    /// Backends, comma-separated [default: every backend that provides the algorithm].
     #[arg(long, value_name = "LIST")]
     pub backend: Option<String>,
-    /// Message sizes in bytes: a list (16,64,256) or a range START:END:STEP.
+    /// Message sizes in bytes: a list (16,64,256) or a range START:END:STEP [default:
+    /// 16,64,256,1024,8192,16384; latency: 0:4096:16].
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub sizes: Option<String>,
-    /// Associated data per AEAD message, bytes (13 = a TLS record header).
+    /// Associated data per AEAD message, bytes (13 = a TLS record header) [default: 13].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub aad: Option<String>,
     /// encrypt, decrypt or both.
     #[arg(long, value_name = "OP", default_value = "encrypt")]
     pub op: String,
-    /// on, off (AES-NI, PCLMULQDQ, VAES, VPCLMULQDQ removed), both, seed000 (seed 000's exact mask), all, or a list.
+    /// on, off (AES-NI, PCLMULQDQ, VAES, VPCLMULQDQ removed), both, seed000 (seed 000's exact
+    /// mask), all, or a list [default: on; run: both].
     #[arg(long, value_name = "HW")]
     pub hw: Option<String>,
-    /// Seconds of sampling per point.
+    /// Seconds of sampling per point [default: 0.5; run 0.2; 0.08 with --quick; latency 0.05,
+    /// 0.01 with --quick].
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub time: Option<String>,
-    /// Exact number of samples per point (instead of --time).
+    /// Exact number of samples per point, instead of --time [default: none: as many as --time
+    /// allows].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub samples: Option<String>,
-    /// kbps (1000s of bytes/s, as openssl speed), MBps, Gbps, cpb or ns.
+    /// kbps (1000s of bytes/s, as openssl speed), MBps, Gbps, cpb or ns [default: kbps; latency:
+    /// ns].
     #[arg(long, value_name = "UNIT")]
     pub unit: Option<String>,
     /// table, json, csv, md or html (the self-contained report page).
     #[arg(long, value_name = "FORMAT", default_value = "table")]
     pub format: String,
-    /// Write a results directory here (results.jsonl, env.json, report.html).
+    /// Write a results directory here (results.jsonl, env.json, report.html) [default: none: print
+    /// only; run: ango-results/DATE-HOST].
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
     /// Short points (0.08 s each), for a first look.
     #[arg(long)]
     pub quick: bool,
-    /// Variants of ango's own primitives: auto (the best this CPU runs), all,
-    /// or names like chacha20/sse2 (see `ango list`).
+    /// Variants of ango's own primitives: auto (the best this CPU runs), all, or names like
+    /// chacha20/sse2 (see `ango list`) [default: auto; latency: all].
     #[arg(long = "impl", value_name = "LIST")]
     pub impls: Option<String>,
-    /// Re-measure a noisy point (robust CV > 5%) up to N more times and keep the steadiest attempt.
+    /// Re-measure a noisy point (robust CV > 5%) up to N more times and keep the steadiest attempt
+    /// [default: 2].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub retries: Option<String>,
-    /// Pin the measurement (and its worker processes) to this CPU.
+    /// Pin the measurement (and its worker processes) to this CPU [default: none: unpinned].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub cpu: Option<String>,
+    /// Measure every point with N workers at once, each pinned to its own CPU (like `openssl speed
+    /// -multi`), after one worker alone: aggregate, per-worker and scaling figures. No number:
+    /// every CPU this process may run on. In `ango run`: the workers of its multi-core pass
+    /// [default: one worker; run: every CPU].
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "all")]
+    pub multi: Option<String>,
 }
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
     pub speed: SpeedArgs,
-    /// Calls per public-key point in the run's public-key study (default 1000, 50 with --quick).
+    /// Calls per public-key point in the run's public-key study (each point stops after 3 s,
+    /// 1 s with --quick) [default: 300, 50 with --quick].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub pk_iterations: Option<String>,
     /// Leave the public-key study out of the run.
@@ -255,43 +273,64 @@ pub struct RunArgs {
     /// Leave seed 002's cycle study (`ango cycles`) out of the run.
     #[arg(long)]
     pub no_cycles: bool,
-    /// Handshakes per combination in the run's TLS lab (default 1000, 50 with --quick).
+    /// Leave the multi-core pass (the AEADs at 16 KiB on every CPU at once) out of the run.
+    #[arg(long)]
+    pub no_multi: bool,
+    /// Leave the symmetric speed study out of the run.
+    #[arg(long)]
+    pub no_speed: bool,
+    /// Leave seed 001's latency study (`ango latency`) out of the run.
+    #[arg(long)]
+    pub no_latency: bool,
+    /// Leave seed 004's record overhead (`ango tls-records`) out of the run.
+    #[arg(long)]
+    pub no_tls_records: bool,
+    /// Leave seed 004's bulk throughput (`ango tls --bulk`) out of the run; the policy matrix
+    /// then goes unpriced.
+    #[arg(long)]
+    pub no_bulk: bool,
+    /// Leave seed 004's negotiation matrix (`ango tls-policy`) out of the run.
+    #[arg(long)]
+    pub no_policy: bool,
+    /// Handshakes per combination in the run's TLS lab [default: 200, 50 with --quick].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub tls_handshakes: Option<String>,
 }
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct TlsArgs {
-    /// Key-exchange groups: x25519, ml-kem-512, ml-kem-768, ml-kem-1024, x25519mlkem768.
+    /// Key-exchange groups: x25519, ml-kem-512, ml-kem-768, ml-kem-1024, x25519mlkem768 [default:
+    /// all five; --quick: x25519, x25519mlkem768].
     #[arg(long, value_name = "LIST")]
     pub groups: Option<String>,
     /// Server certificate signatures: rsa-2048, rsa-3072, p-256, ed25519, ml-dsa-44/65/87, and
     /// through rustls with liboqs mayo-1, mayo-2, cross-rsdp(g)-128-balanced/fast/small, ov-is, ov-ip,
-    /// ov-is-pkc, ov-ip-pkc, ov-is-pkc-skc, ov-ip-pkc-skc.
+    /// ov-is-pkc, ov-ip-pkc, ov-is-pkc-skc, ov-ip-pkc-skc [default: rsa-2048, rsa-3072, p-256,
+    /// ml-dsa-44; --quick: rsa-2048, ml-dsa-44].
     #[arg(long = "server-sig", value_name = "LIST")]
     pub server_sig: Option<String>,
-    /// CA signatures (same choices).
+    /// CA signatures (same choices) [default: rsa-2048, rsa-3072, p-256, ml-dsa-44; --quick: p-256].
     #[arg(long = "ca-sig", value_name = "LIST")]
     pub ca_sig: Option<String>,
-    /// Handshakes per combination, each on a fresh TCP connection.
+    /// Handshakes per combination, each on a fresh TCP connection [default: 1000; 50 with --quick].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub handshakes: Option<String>,
-    /// Round-trip time of the emulated link (half each way), e.g. 1ms, 20ms, 0.
+    /// Round-trip time of the emulated link (half each way), e.g. 1ms, 20ms, 0 [default: 1ms].
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub rtt: Option<String>,
-    /// Jitter of each one-way delay (uniform ±).
+    /// Jitter of each one-way delay (uniform ±) [default: 0].
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub jitter: Option<String>,
-    /// Packet loss in percent, each direction.
+    /// Packet loss in percent, each direction [default: 0].
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub loss: Option<String>,
-    /// Link rate, e.g. 100mbit.
+    /// Link rate, e.g. 100mbit [default: unlimited].
     #[arg(long, value_name = "RATE")]
     pub rate: Option<String>,
-    /// Link MTU in bytes.
+    /// Link MTU in bytes [default: the interface's own, 1500 on a veth pair].
     #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
     pub mtu: Option<String>,
-    /// TCP congestion control in both namespaces (e.g. cubic, reno, bbr).
+    /// TCP congestion control in both namespaces (e.g. cubic, reno, bbr) [default: the kernel's].
     #[arg(long, value_name = "NAME")]
     pub cc: Option<String>,
     /// Run on 127.0.0.1 without namespaces or link emulation (no root needed).
@@ -300,7 +339,7 @@ pub struct TlsArgs {
     /// table, json, csv, md or html (the self-contained report page).
     #[arg(long, value_name = "FORMAT", default_value = "table")]
     pub format: String,
-    /// Write a results directory here.
+    /// Write a results directory here [default: none: print only].
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
     /// A small matrix (x25519 and x25519mlkem768 × rsa-2048 and ml-dsa-44 by p-256), 50 handshakes.
@@ -316,41 +355,46 @@ pub struct TlsArgs {
     /// the results directory (the first ones; every handshake is analysed), or all.
     #[arg(long = "pcap-handshakes", value_name = "N|all", default_value = "20")]
     pub pcap_handshakes: String,
-    /// The client's TLS stack(s): openssl, rustls, or both (every pairing with --server-stack).
+    /// The client's TLS stack(s): openssl, rustls, or both (every pairing with --server-stack)
+    /// [default: openssl].
     #[arg(long = "client-stack", value_name = "LIST")]
     pub client_stack: Option<String>,
-    /// The server's TLS stack(s): openssl, rustls, or both.
+    /// The server's TLS stack(s): openssl, rustls, or both [default: openssl].
     #[arg(long = "server-stack", value_name = "LIST")]
     pub server_stack: Option<String>,
     /// Bulk mode (seed 004): send this many application bytes over one TLS connection per
-    /// suite and repeat, e.g. 64MiB, and report CPU time per byte on each side and MB/s.
+    /// suite and repeat, e.g. 64MiB, and report CPU time per byte on each side and MB/s
+    /// [default: none: the handshake lab].
     #[arg(long, value_name = "SIZE")]
     pub bulk: Option<String>,
-    /// Bulk mode: cipher suites by IANA name, comma-separated, or all (default: the four
-    /// TLS 1.2 ECDHE-ECDSA suites of seed 004 and the five TLS 1.3 suites).
+    /// Bulk mode: cipher suites by IANA name, comma-separated, or all [default: the four TLS 1.2
+    /// ECDHE-ECDSA suites of seed 004 and the five TLS 1.3 suites].
     #[arg(long, value_name = "LIST")]
     pub suite: Option<String>,
     /// Bulk mode: the client process's hardware setting(s): on, off, seed000 (each one a
-    /// `speed --hw` setting, applied through OPENSSL_ia32cap), comma-separated (default on,off).
+    /// `speed --hw` setting, applied through OPENSSL_ia32cap), comma-separated [default: on,off].
     #[arg(long = "client-hw", value_name = "LIST")]
     pub client_hw: Option<String>,
-    /// Bulk mode: the server process's hardware setting(s), as --client-hw (default on).
+    /// Bulk mode: the server process's hardware setting(s), as --client-hw [default: on].
     #[arg(long = "server-hw", value_name = "LIST")]
     pub server_hw: Option<String>,
-    /// Bulk mode: timed transfers per suite (default 5).
+    /// Bulk mode: timed transfers per suite [default: 5].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub repeats: Option<String>,
-    /// Bulk mode: how long a transfer may make no progress before it is an error (default 30s).
+    /// Bulk mode: how long a transfer may make no progress before it is an error [default: 30s].
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub timeout: Option<String>,
     /// Two hosts: be the client of an `ango tls-server` at ADDR:PORT (its control address);
-    /// the handshakes cross the real network between the two machines.
+    /// the handshakes cross the real network between the two machines [default: none: the
+    /// one-host lab].
     #[arg(long, value_name = "ADDR:PORT")]
     pub connect: Option<String>,
-    /// With --connect: the token the tls-server printed at start (or set ANGO_TLS_TOKEN).
+    /// With --connect: the token the tls-server printed at start [default: the ANGO_TLS_TOKEN
+    /// environment variable].
     #[arg(long, value_name = "HEX")]
     pub token: Option<String>,
-    /// With --connect: the shared key file the tls-server was started with, instead of a token.
+    /// With --connect: the shared key file the tls-server was started with, instead of a token
+    /// [default: none].
     #[arg(long = "key-file", value_name = "PATH")]
     pub key_file: Option<std::path::PathBuf>,
 }
@@ -513,28 +557,33 @@ impl TlsArgs {
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct PkArgs {
-    /// Algorithms, comma-separated, or all, default, kem, sig (default: seed 003's set and the issue's additions).
+    /// Algorithms, comma-separated, or all, default, kem, sig [default: default, seed 003's set and
+    /// the issue's additions].
     #[arg(long, value_name = "LIST")]
     pub algo: Option<String>,
-    /// Backends, comma-separated (default: every public-key backend built in).
+    /// Backends, comma-separated [default: every public-key backend built in].
     #[arg(long, value_name = "LIST")]
     pub backend: Option<String>,
     /// Operations: keygen, encaps, decaps, sign, verify, or all.
     #[arg(long, value_name = "LIST", default_value = "all")]
     pub ops: String,
-    /// Calls timed per point, each on its own; one more is made first and dropped.
+    /// Calls timed per point, each on its own; one more is made first and dropped [default: 1000;
+    /// 50 with --quick].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub iterations: Option<String>,
-    /// Length of the signed message in bytes (random bytes; the schemes hash it themselves).
+    /// Length of the signed message in bytes (random bytes; the schemes hash it themselves)
+    /// [default: 32].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub message_bytes: Option<String>,
-    /// Longest time one point may take; it stops early, says so, and keeps what it measured.
+    /// Longest time one point may take; it stops early, says so, and keeps what it measured
+    /// [default: 60 seconds].
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub max_time: Option<String>,
     /// table, json, csv, md or html (the self-contained report page).
     #[arg(long, value_name = "FORMAT", default_value = "table")]
     pub format: String,
-    /// Write a results directory here (results.jsonl, pk-samples.jsonl, env.json, report.html).
+    /// Write a results directory here (results.jsonl, pk-samples.jsonl, env.json, report.html)
+    /// [default: none: print only].
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
     /// 50 calls per point, for a first look.
@@ -546,6 +595,11 @@ pub struct PkArgs {
     /// operation).
     #[arg(long, value_name = "WHICH", default_value = "both")]
     pub timing: String,
+    /// Time every operation with N workers at once, each pinned to its own CPU with its own
+    /// instance, after one worker alone: aggregate operations per second, per worker and scaling.
+    /// No number: every CPU this process may run on [default: one worker].
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "all")]
+    pub multi: Option<String>,
 }
 
 impl PkArgs {
@@ -594,6 +648,10 @@ impl PkArgs {
             message_bytes,
             max_seconds,
             timings: ango_core::Timing::parse_list(&self.timing)?,
+            multi: match &self.multi {
+                Some(m) => parse_multi(m, None)?,
+                None => Vec::new(),
+            },
         })
     }
 }
@@ -621,13 +679,13 @@ pub struct VerifyArgs {
     /// Run a Wycheproof test file, or every .json file of a directory
     /// (upstream's testvectors_v1 files: AEAD, X25519, ECDSA, Ed25519,
     /// RSA-PSS, ML-DSA, ML-KEM), against every backend and variant that
-    /// provides its algorithms, instead of the built-in checks.
+    /// provides its algorithms, instead of the built-in checks [default: none].
     #[arg(long, value_name = "FILE.json|DIR", conflicts_with = "vectors")]
     pub wycheproof: Option<std::path::PathBuf>,
     /// Run a vector file in ango's own text format (that of vectors/*.txt:
     /// `[algorithm]` sections, `KEY = hex` lines, cases separated by blank
     /// lines, a `# Source:` header) against every implementation of each
-    /// algorithm it names, instead of the built-in checks.
+    /// algorithm it names, instead of the built-in checks [default: none].
     #[arg(long, value_name = "FILE")]
     pub vectors: Option<std::path::PathBuf>,
     /// table, or json (with --wycheproof: one object per file and
@@ -741,6 +799,42 @@ pub(crate) fn parse_num<T: std::str::FromStr + PartialOrd + std::fmt::Display + 
 }
 
 /// `--cpu N`: one of the CPUs this process may run on.
+/// `--multi [N]`: the first N CPUs this process may run on (all of them
+/// without a number).
+pub fn parse_multi(s: &str, cpu: Option<&str>) -> Result<Vec<usize>> {
+    let allowed = ango_harness::affinity::allowed_cpus();
+    if cpu.is_some() {
+        return Err(Error::usage(
+            "--multi and --cpu exclude each other: --multi pins each worker to its own CPU",
+        ));
+    }
+    if allowed.is_empty() {
+        return Err(Error::usage(
+            "--multi needs the CPUs this process may run on, which this system does not tell",
+        ));
+    }
+    let list = allowed
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let n = match s.trim() {
+        "all" => allowed.len(),
+        t => t
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=allowed.len()).contains(n))
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "invalid --multi '{s}'; valid: 1 to {} (one worker per CPU this process may \
+                     run on: {list}), or no number for all",
+                    allowed.len()
+                ))
+            })?,
+    };
+    Ok(allowed[..n].to_vec())
+}
+
 pub fn parse_cpu(s: &str) -> Result<usize> {
     let allowed = ango_harness::affinity::allowed_cpus();
     let list = allowed
@@ -768,6 +862,11 @@ impl SpeedArgs {
             } else {
                 "0.05".into()
             });
+        }
+        if a.multi.is_some() {
+            return Err(Error::usage(
+                "--multi is for `ango speed` and `ango run`; the latency study runs one worker",
+            ));
         }
         let sizes = parse_sizes_from(a.sizes.as_deref().unwrap_or("0:4096:16"), 0)?;
         a.sizes = Some("16".into()); // validated separately: 0 is allowed here
@@ -833,6 +932,10 @@ impl SpeedArgs {
         if let Some(c) = &self.cpu {
             parse_cpu(c)?;
         }
+        let multi = match &self.multi {
+            Some(m) => parse_multi(m, self.cpu.as_deref())?,
+            None => Vec::new(),
+        };
         ango_report::export::Format::parse(&self.format)?;
         let time = match &self.time {
             Some(s) => parse_num("--time", s, 0.001f64, 3600.0)?,
@@ -881,6 +984,7 @@ impl SpeedArgs {
             samples,
             retries,
             suite: ango_study::speed::SUITE.into(),
+            multi,
         };
         spec.validate()?;
         Ok(spec)
@@ -890,6 +994,44 @@ impl SpeedArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every option that takes a value shows its default in `--help`:
+    /// clap's own `[default: …]`, or one written in its help text (what
+    /// happens without it, when that is not a plain value).
+    #[test]
+    fn every_option_shows_its_default() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        let mut missing = Vec::new();
+        for sub in cli.get_subcommands().filter(|c| !c.is_hide_set()) {
+            for a in sub.get_arguments() {
+                let takes_value = a.get_action().takes_values();
+                if !takes_value || a.is_positional() || a.is_required_set() || a.is_hide_set() {
+                    continue;
+                }
+                let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                if a.get_default_values().is_empty() && !help.contains("[default: ") {
+                    missing.push(format!("{} --{}", sub.get_name(), a.get_id()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "no default shown: {missing:?}");
+    }
+
+    /// `--multi` takes 1 to the number of CPUs, or no number for all, and
+    /// refuses `--cpu` beside it.
+    #[test]
+    fn multi_takes_one_to_every_cpu() {
+        let cpus = ango_harness::affinity::allowed_cpus();
+        assert_eq!(parse_multi("all", None).unwrap(), cpus);
+        assert_eq!(parse_multi("1", None).unwrap(), cpus[..1].to_vec());
+        for bad in ["0", "-1", "x", &(cpus.len() + 1).to_string()] {
+            let e = parse_multi(bad, None).unwrap_err().to_string();
+            assert!(e.contains("valid: 1 to"), "{bad}: {e}");
+        }
+        let e = parse_multi("all", Some("0")).unwrap_err().to_string();
+        assert!(e.contains("--cpu"), "{e}");
+    }
 
     #[test]
     fn sizes_lists_and_ranges() {

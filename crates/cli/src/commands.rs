@@ -55,7 +55,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::TlsPolicy(a) => crate::tls_policy::tls_policy_cmd(&a),
         Cmd::TlsServer(a) => crate::tls_remote::tls_server_cmd(&a),
         Cmd::TlsEndpoint => ango_tls::bulk::endpoint_main(),
-        Cmd::CtWorker { id } => ango_study::ct::memcheck_worker(&id).map(|()| 0),
+        Cmd::CtWorker { ids } => ango_study::ct::memcheck_worker(&ids).map(|()| 0),
     }
 }
 
@@ -114,17 +114,46 @@ enum Mode {
     Latency,
 }
 
+/// `ango run`'s budget (it finishes in about 10 minutes on two cores):
+/// seconds per speed point, calls and seconds per public-key point,
+/// handshakes per TLS combination. The commands' own defaults are larger.
+const RUN_SPEED_SECONDS: &str = "0.2";
+const RUN_PK_ITERATIONS: &str = "300";
+const RUN_PK_SECONDS: &str = "3";
+const RUN_TLS_HANDSHAKES: &str = "200";
+
+/// The smaller matrix of `ango run`'s other TLS stack pairings (the CA
+/// signs with P-256).
+const TLS_PAIRING_GROUPS: &str = "x25519,x25519mlkem768";
+const TLS_PAIRING_SIGS: &str = "p-256,ml-dsa-44";
+
+/// The latency study's lengths in `ango run`: seed 001's range at a
+/// coarser step than `ango latency`'s 16, to keep the run short.
+const LATENCY_RUN_SIZES: &str = "0:4096:64";
+
 fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     let is_run = mode == Mode::Run;
     let (ts, date) = utc_now();
     let host = ango_harness::env::hostname();
     let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
     // Validate everything before anything is written.
-    let spec: SpeedSpec = match mode {
+    let mut spec: SpeedSpec = match mode {
         Mode::Latency => a.latency_spec(&run_id)?,
-        Mode::Run => a.spec(&run_id, "both")?,
+        Mode::Run => {
+            // The run's budget: shorter points than `ango speed`'s 0.5 s.
+            let mut ra = a.clone();
+            if ra.time.is_none() && ra.samples.is_none() && !ra.quick {
+                ra.time = Some(RUN_SPEED_SECONDS.into());
+            }
+            ra.spec(&run_id, "both")?
+        }
         Mode::Speed => a.spec(&run_id, "on")?,
     };
+    // In `ango run`, `--multi` sets the workers of the run's own multi-core
+    // pass (below), not of its speed study.
+    if is_run {
+        spec.multi.clear();
+    }
     let unit = Unit::parse(a.unit.as_deref().unwrap_or(if mode == Mode::Latency {
         "ns"
     } else {
@@ -138,9 +167,16 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             let pa = PkArgs {
                 ops: "all".into(),
                 format: a.format.clone(),
-                iterations: r.pk_iterations.clone(),
+                iterations: r
+                    .pk_iterations
+                    .clone()
+                    .or_else(|| (!a.quick).then(|| RUN_PK_ITERATIONS.into())),
                 quick: a.quick,
-                max_time: Some(if a.quick { "5".into() } else { "20".into() }),
+                max_time: Some(if a.quick {
+                    "1".into()
+                } else {
+                    RUN_PK_SECONDS.into()
+                }),
                 timing: "both".into(),
                 ..PkArgs::default()
             };
@@ -159,7 +195,10 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             let root = unsafe { libc::geteuid() } == 0;
             let ta = TlsArgs {
                 quick: a.quick,
-                handshakes: r.tls_handshakes.clone(),
+                handshakes: r
+                    .tls_handshakes
+                    .clone()
+                    .or_else(|| (!a.quick).then(|| RUN_TLS_HANDSHAKES.into())),
                 loopback: !root,
                 format: "table".into(),
                 pcap_handshakes: "20".into(),
@@ -168,7 +207,96 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             };
             let ts = ta.spec(&run_id)?;
             total += ts.groups.len() * ts.server_sigs.len() * ts.ca_sigs.len();
-            Some(ts)
+            // The other stack pairings over a smaller matrix: rustls as the
+            // client of both servers, and OpenSSL as rustls's client.
+            let mut pairings = Vec::new();
+            for (client, server) in [("rustls", "openssl,rustls"), ("openssl", "rustls")] {
+                let p = TlsArgs {
+                    groups: Some(TLS_PAIRING_GROUPS.into()),
+                    server_sig: Some(TLS_PAIRING_SIGS.into()),
+                    ca_sig: Some("p-256".into()),
+                    client_stack: Some(client.into()),
+                    server_stack: Some(server.into()),
+                    ..ta.clone()
+                }
+                .spec(&run_id)?;
+                total += p.groups.len()
+                    * p.server_sigs.len()
+                    * p.ca_sigs.len()
+                    * p.client_stacks.len()
+                    * p.server_stacks.len();
+                pairings.push(p);
+            }
+            Some((ts, pairings))
+        }
+        _ => None,
+    };
+
+    // `ango run` adds seed 001's latency study, with its own defaults.
+    let latency_spec = match run_args {
+        Some(r) if !r.no_latency => {
+            let la = SpeedArgs {
+                algo: None,
+                backend: None,
+                sizes: Some(LATENCY_RUN_SIZES.into()),
+                aad: None,
+                op: "encrypt".into(),
+                hw: None,
+                time: None,
+                samples: None,
+                unit: None,
+                impls: None,
+                retries: None,
+                multi: None,
+                ..a.clone()
+            };
+            let ls = la.latency_spec(&run_id)?;
+            total += ls.points.len() * ls.points_per_triple();
+            Some(ls)
+        }
+        _ => None,
+    };
+
+    // `ango run` adds a multi-core pass: the AEADs at 16 KiB, one worker
+    // per CPU (or `--multi N`), after one worker alone.
+    let mut multi_note = None;
+    let multi_spec = match run_args {
+        Some(r) if !r.no_multi => {
+            let cpus = match (&a.multi, &a.cpu) {
+                (Some(m), _) => crate::args::parse_multi(m, a.cpu.as_deref())?,
+                (None, Some(_)) => Vec::new(),
+                (None, None) => crate::args::parse_multi("all", None)?,
+            };
+            let aeads: Vec<&str> = spec
+                .algorithms
+                .iter()
+                .filter(|x| x.kind() == ango_core::Kind::Aead)
+                .map(|x| x.name())
+                .collect();
+            if cpus.len() < 2 || aeads.is_empty() {
+                multi_note = Some(if a.cpu.is_some() {
+                    "no multi-core pass: --cpu pins the run to one CPU"
+                } else if aeads.is_empty() {
+                    "no multi-core pass: no AEAD among the run's algorithms"
+                } else {
+                    "no multi-core pass: this process may run on one CPU only"
+                });
+                None
+            } else {
+                let ma = SpeedArgs {
+                    algo: Some(aeads.join(",")),
+                    sizes: Some(ango_study::speed::MULTI_SIZE.to_string()),
+                    hw: Some("on".into()),
+                    op: "encrypt".into(),
+                    multi: None,
+                    cpu: None,
+                    ..a.clone()
+                };
+                let mut ms = ma.spec(&run_id, "on")?;
+                ms.multi = cpus;
+                total += ms.points.len() * ms.points_per_triple();
+                Some(ms)
+            }
         }
         _ => None,
     };
@@ -211,7 +339,15 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
                 .map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
             Some(cpu)
         }
-        None => None,
+        // `--multi 1`: one worker, pinned like `--cpu`.
+        None => match spec.multi.as_slice() {
+            &[cpu] => {
+                ango_harness::affinity::pin(cpu)
+                    .map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
+                Some(cpu)
+            }
+            _ => None,
+        },
     };
     let mut env = capture_env(&run_id);
     env.pinned_cpu = pinned;
@@ -230,26 +366,56 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     };
     let mut sink = ParentSink::new(dir, total);
     // The studies of this command, one after the other into one sink.
-    let tls_loopback = tls_spec.as_ref().is_some_and(|t| t.loopback);
-    let mut studies: Vec<Box<dyn Study>> = vec![Box::new(spec.clone())];
+    let tls_loopback = tls_spec.as_ref().is_some_and(|(t, _)| t.loopback);
+    let mut studies: Vec<Box<dyn Study>> = Vec::new();
+    if !run_args.is_some_and(|r| r.no_speed) {
+        studies.push(Box::new(spec.clone()));
+    }
+    if let Some(ms) = multi_spec {
+        studies.push(Box::new(ms));
+    }
+    if let Some(ls) = latency_spec {
+        studies.push(Box::new(ls));
+    }
+    if let Some(n) = multi_note {
+        eprintln!("ango: {n}");
+    }
     if let Some(ps) = pk_spec {
         studies.push(Box::new(ps));
     }
-    if let Some(mut ts) = tls_spec {
-        if let Some(d) = &sink.dir {
-            ts.capture_dir = Some(d.path.clone());
+    if let Some((ts, pairings)) = tls_spec {
+        for mut t in std::iter::once(ts).chain(pairings) {
+            if let Some(d) = &sink.dir {
+                t.capture_dir = Some(d.path.clone());
+            }
+            studies.push(Box::new(t));
         }
-        studies.push(Box::new(ts));
     }
     let mut interrupted = false;
+    let mut suite_seconds: Vec<ango_core::record::SuiteTime> = Vec::new();
+    // Several passes of one suite (the TLS lab's stack pairings) add up.
+    let mut took = |suite: &str, since: std::time::Instant| {
+        let seconds = since.elapsed().as_secs_f64();
+        match suite_seconds.iter_mut().find(|t| t.suite == suite) {
+            Some(t) => t.seconds += seconds,
+            None => suite_seconds.push(ango_core::record::SuiteTime {
+                suite: suite.into(),
+                seconds,
+            }),
+        }
+    };
+    let mut lab_said = false;
     for study in &studies {
-        if study.suite() == ango_tls::run::SUITE {
+        let since = std::time::Instant::now();
+        if study.suite() == ango_tls::run::SUITE && !lab_said {
+            lab_said = true;
             clean_stale_labs();
             if tls_loopback {
                 eprintln!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
             }
         }
         interrupted = study.run(&mut sink)?;
+        took(&study.name(), since);
         if interrupted {
             break;
         }
@@ -261,18 +427,50 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
              decryption; throughput beside)",
             cs.entries.len()
         );
+        let since = std::time::Instant::now();
         let (rs, failed, stopped) =
             crate::cycles::measure_all(cs, &run_id, sink.dir.as_ref(), true)?;
+        took("cycles", since);
         sink.kat_failures += failed;
         sink.done += rs.len();
         cycles_records = rs;
         interrupted = stopped;
     }
     if !interrupted && !ct_targets.is_empty() {
+        let since = std::time::Instant::now();
         interrupted = run_ct_pass(&ct_targets, &run_id, &mut sink)?;
+        took("ct", since);
+    }
+    let mut seed004 = crate::run004::Seed004::default();
+    if let (false, Some(r)) = (interrupted, run_args) {
+        let parts = crate::run004::Parts {
+            records: !r.no_tls_records,
+            bulk: !r.no_bulk,
+            policy: !r.no_policy,
+        };
+        if parts.records || parts.bulk || parts.policy {
+            seed004 = crate::run004::run(&run_id, sink.dir.as_ref(), a.quick, &parts)?;
+            interrupted = seed004.interrupted;
+            for (suite, seconds) in &seed004.seconds {
+                suite_seconds.push(ango_core::record::SuiteTime {
+                    suite: suite.clone(),
+                    seconds: *seconds,
+                });
+            }
+            sink.done += seed004.records.len() + seed004.bulk.len() + seed004.policy.len();
+        }
+    }
+    env.suite_seconds = suite_seconds;
+    if let Some(d) = &sink.dir {
+        d.write_json(ENV, &env)?;
     }
     let mut data = report_data(Some(env.clone()), &sink, interrupted);
     data.cycles_records = cycles_records;
+    data.tls_records_records = seed004.records;
+    data.tls_bulk_records = seed004.bulk;
+    data.tls_policy_records = seed004.policy;
+    data.suite_offers = seed004.offers;
+    data.notes.extend(seed004.notes);
     if let Some(d) = &sink.dir {
         write_presentation(d, &data)?;
     }
@@ -289,6 +487,26 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         if let Some(l) = crate::cycles::not_measured(cs) {
             println!("  {l}");
         }
+    }
+    // `ango run` ends with the verdicts on the seeds' claims.
+    if is_run && format == Format::Table {
+        print!(
+            "{}",
+            ango_report::summary::text(&ango_report::findings::of_run(&data), 100)
+        );
+    }
+    if is_run {
+        let parts: Vec<String> = env
+            .suite_seconds
+            .iter()
+            .map(|t| format!("{} {:.0} s", t.suite, t.seconds))
+            .collect();
+        let total: f64 = env.suite_seconds.iter().map(|t| t.seconds).sum();
+        eprintln!(
+            "ango: time per suite: {}; {:.1} min in all",
+            parts.join(", "),
+            total / 60.0
+        );
     }
     if let Some(d) = &sink.dir {
         eprintln!(
@@ -317,6 +535,14 @@ fn run_ct_pass(
     let mut cache = ango_study::ct::MemcheckCache::new();
     // The run checks every target: their parts are among them.
     let all_ct = targets;
+    // Memcheck first, on every CPU at once (it times nothing), then the
+    // timed dudect checks one at a time.
+    let jobs = ango_harness::affinity::allowed_cpus().len().max(1);
+    eprintln!(
+        "ango: memcheck of {} targets under valgrind, {jobs} at a time",
+        targets.len()
+    );
+    ango_study::ct::memcheck_all(targets, &exe, &mut cache, jobs);
     eprintln!(
         "ango: constant-time checks, {} targets (memcheck under valgrind, dudect {} measurements)",
         targets.len(),
@@ -698,7 +924,13 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
         None => None,
     };
     install_interrupt_handler();
-    let env = capture_env(&run_id);
+    let mut env = capture_env(&run_id);
+    // `--multi 1`: one worker, pinned.
+    if let &[cpu] = spec.multi.as_slice() {
+        ango_harness::affinity::pin(cpu)
+            .map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
+        env.pinned_cpu = Some(cpu);
+    }
     if let Some(d) = &dir {
         d.write_json(ENV, &env)?;
         eprintln!(
@@ -1483,6 +1715,22 @@ pub(crate) fn ct_pass(
     let mut cache = ango_study::ct::MemcheckCache::new();
     // A selection's compositions are judged by parts it may leave out.
     let all_ct = ango_study::ct::targets();
+    if memcheck {
+        // Memcheck on every CPU first (it times nothing): the selection and
+        // the parts by which the compositions valgrind cannot run are judged.
+        let mut wanted: Vec<ango_study::ct::Target> = targets.to_vec();
+        for t in targets.iter().filter(|t| t.memcheck_blocker().is_some()) {
+            for id in t.parts() {
+                if let Some(p) = all_ct.iter().find(|x| x.id == id) {
+                    if !wanted.iter().any(|w| w.id == p.id) {
+                        wanted.push(p.clone());
+                    }
+                }
+            }
+        }
+        let jobs = ango_harness::affinity::allowed_cpus().len().max(1);
+        ango_study::ct::memcheck_all(&wanted, &exe, &mut cache, jobs);
+    }
     for t in targets {
         let r = ango_study::ct::check(
             t,

@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod cycles;
+mod run004;
 mod sink;
 mod tls_bulk;
 mod tls_policy;

@@ -2708,3 +2708,182 @@ fn tls_runs_oqs_signatures_through_rustls_and_says_why_not_elsewhere() {
         "OpenSSL 3.5 has no mayo-1",
     );
 }
+
+/// The headless browser `scripts/setup` installs (Debian's
+/// chromium-headless-shell); a missing one fails the test with the fix.
+fn headless_browser() -> std::path::PathBuf {
+    for name in ["chromium-headless-shell", "chromium"] {
+        for dir in ["/usr/bin", "/usr/lib/chromium"] {
+            let p = Path::new(dir).join(name);
+            if p.exists() {
+                return p;
+            }
+        }
+    }
+    panic!(
+        "no headless browser: run scripts/setup (it installs Debian's chromium-headless-shell) \
+         before the tests"
+    );
+}
+
+/// The report page in a real browser at 1280 px: nothing runs off the page
+/// (wide tables scroll inside their own box, charts shrink to the column),
+/// the summary opens the page, there is no script in it, and a screenshot
+/// has the window's size. The directory holds a speed sweep wide enough to
+/// overflow any fixed layout (64 sizes × three backends), a `--multi` pass
+/// and the public-key fixture.
+#[test]
+fn report_fits_the_page_in_a_headless_browser() {
+    let browser = headless_browser();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    ango()
+        .args([
+            "speed",
+            "--algo",
+            "aes-128-gcm,chacha20-poly1305",
+            "--backend",
+            "ango,openssl,ring",
+            "--sizes",
+            "16:1024:16",
+            "--samples",
+            "3",
+            "--quick",
+            "--hw",
+            "on",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    // A multi-core pass into its own directory, joined to the first.
+    let multi = tmp.path().join("multi");
+    ango()
+        .args([
+            "speed",
+            "--algo",
+            "aes-128-gcm",
+            "--backend",
+            "ango,openssl",
+            "--sizes",
+            "16384",
+            "--samples",
+            "5",
+            "--quick",
+            "--multi",
+            "--out",
+        ])
+        .arg(&multi)
+        .assert()
+        .success();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut results = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    results.push_str(&std::fs::read_to_string(multi.join("results.jsonl")).unwrap());
+    results.push_str(&std::fs::read_to_string(data.join("v1-pk/results.jsonl")).unwrap());
+    std::fs::write(dir.join("results.jsonl"), results).unwrap();
+    ango().arg("report").arg(&dir).assert().success();
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(!page.contains("<script"), "the page needs no script");
+    assert!(page.contains("id=\"summary\""));
+    assert!(page.contains("Multi-core throughput"));
+
+    // The check runs in a wrapper page that loads the report in a frame.
+    let wrapper = dir.join("check.html");
+    std::fs::write(
+        &wrapper,
+        r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="report.html" style="width:1280px;height:900px;border:0"></iframe>
+<pre id="out">pending</pre>
+<script>
+document.getElementById('f').onload = function () {
+  var d = this.contentDocument, w = d.documentElement.clientWidth, bad = [];
+  d.querySelectorAll('body *').forEach(function (e) {
+    var p = e.parentElement;
+    while (p && p !== d.body) {
+      var o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll') return;
+      p = p.parentElement;
+    }
+    var r = e.getBoundingClientRect();
+    if (r.right > w + 1) bad.push(e.tagName + ' ' + Math.round(r.right));
+  });
+  var s = d.getElementById('summary');
+  document.getElementById('out').textContent = JSON.stringify({
+    width: w, scroll_width: d.documentElement.scrollWidth,
+    height: d.documentElement.scrollHeight, summary_top: s ? s.getBoundingClientRect().top : -1,
+    tables: d.querySelectorAll('table').length, svgs: d.querySelectorAll('svg').length,
+    bad: bad.slice(0, 20)
+  });
+};
+</script></body></html>"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", wrapper.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let json = dom
+        .split("<pre id=\"out\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no result in the dumped page: {dom:.2000}"));
+    let v: serde_json::Value = serde_json::from_str(&json.replace("&quot;", "\""))
+        .unwrap_or_else(|e| panic!("{e}: {json}"));
+    // 1280 px less the frame's vertical scrollbar, if it draws one.
+    let width = v["width"].as_u64().unwrap();
+    assert!((1200..=1280).contains(&width), "{v}");
+    assert!(
+        v["scroll_width"].as_u64().unwrap() <= width,
+        "page scrolls sideways: {v}"
+    );
+    assert_eq!(
+        v["bad"].as_array().unwrap().len(),
+        0,
+        "elements wider than the page: {v}"
+    );
+    let summary_top = v["summary_top"].as_f64().unwrap();
+    assert!(
+        (0.0..300.0).contains(&summary_top),
+        "summary not on the first screen: {v}"
+    );
+    assert!(
+        v["tables"].as_u64().unwrap() >= 3 && v["svgs"].as_u64().unwrap() >= 2,
+        "{v}"
+    );
+    let height = v["height"].as_u64().unwrap();
+    assert!((900..200_000).contains(&height), "{v}");
+
+    // A screenshot of the page itself has the window's size.
+    let shot = dir.join("shot.png");
+    let st = std::process::Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1280,900",
+        ])
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", dir.join("report.html").display()))
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert_eq!((w, h), (1280, 900));
+}

@@ -564,32 +564,173 @@ pub fn memcheck_findings(log: &str) -> Vec<String> {
     out
 }
 
-/// The worker side of [`memcheck`]: run the target a few times with its
-/// key and input marked secret, its output marked public.
-pub fn memcheck_worker(id: &str) -> Result<()> {
+/// The marker the worker writes to stderr before each target of a batch;
+/// valgrind's reports for that target follow it on the same descriptor.
+const MARK: &str = "ango-ct-target ";
+/// And after it: the target ran to its end.
+const DONE: &str = "ango-ct-done ";
+
+/// The worker side of [`memcheck`]: run each target a few times with its
+/// key and input marked secret, its output marked public, one after the
+/// other, each between markers on stderr.
+pub fn memcheck_worker(ids: &[String]) -> Result<()> {
     use ango_harness::valgrind::{poison, unpoison};
-    let t = targets()
-        .into_iter()
-        .find(|t| t.id == id)
-        .ok_or_else(|| Error::usage(format!("no constant-time target '{id}'")))?;
-    let mut rng = Rng(0x5eed);
-    let mut key = vec![0u8; t.key_len()];
-    rng.fill(&mut key);
-    poison(&key);
-    let mut op = t.op(&key)?;
-    for _ in 0..2 {
-        let mut buf = [0u8; INPUT];
-        rng.fill(&mut buf);
-        poison(&buf);
-        op(&mut buf);
-        unpoison(&buf);
-        std::hint::black_box(&buf);
+    let all = targets();
+    for id in ids {
+        let t = all
+            .iter()
+            .find(|t| &t.id == id)
+            .ok_or_else(|| Error::usage(format!("no constant-time target '{id}'")))?;
+        eprintln!("{MARK}{id}");
+        let mut rng = Rng(0x5eed);
+        let mut key = vec![0u8; t.key_len()];
+        rng.fill(&mut key);
+        poison(&key);
+        let mut op = t.op(&key)?;
+        for _ in 0..2 {
+            let mut buf = [0u8; INPUT];
+            rng.fill(&mut buf);
+            poison(&buf);
+            op(&mut buf);
+            unpoison(&buf);
+            std::hint::black_box(&buf);
+        }
+        eprintln!("{DONE}{id}");
     }
     Ok(())
 }
 
+/// The kinds of memcheck report that make a target flagged.
+const REPORTS: &[&str] = &[
+    "Conditional jump or move depends on uninitialised",
+    "Use of uninitialised value",
+    "Syscall param",
+    "Invalid read",
+    "Invalid write",
+];
+
+/// Memcheck over a batch of targets in one valgrind process (valgrind's
+/// start-up, reading this binary's debug information, costs seconds; one
+/// process per target would pay it for each). Each target's reports are
+/// those between its markers. Targets the process did not finish (it
+/// crashed or was killed) are left out of the result, for single runs.
+pub fn memcheck_batch(ts: &[&Target], exe: &std::path::Path) -> Vec<(String, Memcheck)> {
+    let ids: Vec<&str> = ts.iter().map(|t| t.id.as_str()).collect();
+    let out = std::process::Command::new("valgrind")
+        .args([
+            "--tool=memcheck",
+            "-q",
+            "--num-callers=30",
+            "--error-limit=no",
+            "--log-fd=2",
+        ])
+        .arg(exe)
+        .arg("__ct-worker")
+        .args(&ids)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .output();
+    let Ok(out) = out else {
+        return Vec::new();
+    };
+    let log = String::from_utf8_lossy(&out.stderr);
+    let mut res = Vec::new();
+    let mut cur: Option<(String, String)> = None;
+    for line in log.lines() {
+        if let Some(id) = line.strip_prefix(MARK) {
+            cur = Some((id.to_string(), String::new()));
+        } else if let Some(id) = line.strip_prefix(DONE) {
+            if let Some((cid, section)) = cur.take() {
+                if cid == id {
+                    let findings = memcheck_findings(&section);
+                    let flagged = section
+                        .lines()
+                        .any(|l| REPORTS.iter().any(|k| l.contains(k)));
+                    res.push((
+                        cid,
+                        if flagged {
+                            Memcheck {
+                                status: "flagged",
+                                detail: format!(
+                                    "{} places where secret data decides a branch or a memory \
+                                     address",
+                                    findings.len()
+                                ),
+                                findings,
+                            }
+                        } else {
+                            Memcheck {
+                                status: "pass",
+                                detail: "no secret-dependent branch or memory index".into(),
+                                findings,
+                            }
+                        },
+                    ));
+                }
+            }
+        } else if let Some((_, section)) = cur.as_mut() {
+            section.push_str(line);
+            section.push('\n');
+        }
+    }
+    res
+}
+
 /// Memcheck results by target id, so a composition's parts run once.
 pub type MemcheckCache = std::collections::BTreeMap<String, Memcheck>;
+
+/// Run memcheck on every target in `targets` not yet in `cache`: the
+/// targets dealt into `jobs` batches, each one valgrind process, all at
+/// once (memcheck times nothing, so the CPUs can all be used; the dudect
+/// measurements that follow run one at a time); a target a batch did not
+/// finish then runs alone.
+pub fn memcheck_all(
+    targets: &[Target],
+    exe: &std::path::Path,
+    cache: &mut MemcheckCache,
+    jobs: usize,
+) {
+    // Targets valgrind cannot run are recorded as such at once.
+    let mut todo: Vec<&Target> = Vec::new();
+    for t in targets {
+        if cache.contains_key(&t.id) || todo.iter().any(|x| x.id == t.id) {
+            continue;
+        }
+        match t.memcheck_blocker() {
+            Some(_) => {
+                cache.insert(t.id.clone(), memcheck(t, exe));
+            }
+            None => todo.push(t),
+        }
+    }
+    // One batch per CPU, the targets dealt out in turn.
+    let jobs = jobs.clamp(1, todo.len().max(1));
+    let batches: Vec<Vec<&Target>> = (0..jobs)
+        .map(|j| todo.iter().skip(j).step_by(jobs).copied().collect())
+        .collect();
+    let done: Vec<Vec<(String, Memcheck)>> = std::thread::scope(|s| {
+        let hs: Vec<_> = batches
+            .iter()
+            .map(|b| s.spawn(move || memcheck_batch(b, exe)))
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().expect("a memcheck thread panicked"))
+            .collect()
+    });
+    for (id, m) in done.into_iter().flatten() {
+        cache.insert(id, m);
+    }
+    // What a batch did not finish runs alone (its own valgrind process
+    // says what went wrong).
+    for t in todo {
+        if ango_harness::measure::stop_requested() {
+            return;
+        }
+        if !cache.contains_key(&t.id) {
+            cache.insert(t.id.clone(), memcheck(t, exe));
+        }
+    }
+}
 
 fn memcheck_cached(t: &Target, exe: &std::path::Path, cache: &mut MemcheckCache) -> Memcheck {
     cache

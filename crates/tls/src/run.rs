@@ -629,7 +629,7 @@ pub(crate) fn analyse(
         server_bad_attempts: m.server_bad_attempts,
         two_host: setting.two_host.clone(),
         method: METHOD.into(),
-        time: ango_core::results::utc_now().1,
+        time: ango_core::results::utc_now().0,
     };
     Ok((rec, times, timelines))
 }
