@@ -212,8 +212,8 @@ pub struct SpeedArgs {
     /// mask), all, or a list [default: on; run: both].
     #[arg(long, value_name = "HW")]
     pub hw: Option<String>,
-    /// Seconds of sampling per point [default: 0.5; run 0.2; 0.08 with --quick; latency 0.05,
-    /// 0.01 with --quick].
+    /// Seconds of sampling per point [default: 0.5; run 0.2; 0.08 with --quick (run 0.04);
+    /// latency 0.05, 0.01 with --quick].
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub time: Option<String>,
     /// Exact number of samples per point, instead of --time [default: none: as many as --time
@@ -258,7 +258,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub speed: SpeedArgs,
     /// Calls per public-key point in the run's public-key study (each point stops after 3 s,
-    /// 1 s with --quick) [default: 300, 50 with --quick].
+    /// 1 s with --quick) [default: 300, 30 with --quick].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub pk_iterations: Option<String>,
     /// Leave the public-key study out of the run.

@@ -121,6 +121,9 @@ const RUN_SPEED_SECONDS: &str = "0.2";
 const RUN_PK_ITERATIONS: &str = "300";
 const RUN_PK_SECONDS: &str = "3";
 const RUN_TLS_HANDSHAKES: &str = "200";
+/// `ango run --quick`'s (about two minutes).
+const RUN_QUICK_SPEED_SECONDS: &str = "0.04";
+const RUN_QUICK_PK_ITERATIONS: &str = "30";
 
 /// The smaller matrix of `ango run`'s other TLS stack pairings (the CA
 /// signs with P-256).
@@ -142,8 +145,15 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         Mode::Run => {
             // The run's budget: shorter points than `ango speed`'s 0.5 s.
             let mut ra = a.clone();
-            if ra.time.is_none() && ra.samples.is_none() && !ra.quick {
-                ra.time = Some(RUN_SPEED_SECONDS.into());
+            if ra.time.is_none() && ra.samples.is_none() {
+                ra.time = Some(
+                    if ra.quick {
+                        RUN_QUICK_SPEED_SECONDS
+                    } else {
+                        RUN_SPEED_SECONDS
+                    }
+                    .into(),
+                );
             }
             ra.spec(&run_id, "both")?
         }
@@ -167,10 +177,13 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             let pa = PkArgs {
                 ops: "all".into(),
                 format: a.format.clone(),
-                iterations: r
-                    .pk_iterations
-                    .clone()
-                    .or_else(|| (!a.quick).then(|| RUN_PK_ITERATIONS.into())),
+                iterations: r.pk_iterations.clone().or_else(|| {
+                    Some(String::from(if a.quick {
+                        RUN_QUICK_PK_ITERATIONS
+                    } else {
+                        RUN_PK_ITERATIONS
+                    }))
+                }),
                 quick: a.quick,
                 max_time: Some(if a.quick {
                     "1".into()
@@ -485,14 +498,17 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     print!("{}", export::render(&data, format, &style));
     if let (Format::Table, Some(cs)) = (format, &cycles_spec) {
         if let Some(l) = crate::cycles::not_measured(cs) {
-            println!("  {l}");
+            print!("{}", ango_report::formats::fit(&format!("  {l}\n")));
         }
     }
     // `ango run` ends with the verdicts on the seeds' claims.
     if is_run && format == Format::Table {
         print!(
             "{}",
-            ango_report::summary::text(&ango_report::findings::of_run(&data), 100)
+            ango_report::formats::fit(&ango_report::summary::text(
+                &ango_report::findings::of_run(&data),
+                100
+            ))
         );
     }
     if is_run {

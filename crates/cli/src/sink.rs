@@ -92,6 +92,8 @@ impl ParentSink {
         if text.is_empty() {
             return;
         }
+        // Each defect is one long line: wrapped to the terminal's 100 columns.
+        let text = ango_report::formats::fit(&text);
         if on_stdout {
             println!("{text}");
         } else {
