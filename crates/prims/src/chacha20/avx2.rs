@@ -1,10 +1,14 @@
 //! ChaCha20 with 256-bit vectors (AVX2): eight blocks in parallel in the
 //! vertical layout, byte-shuffle rotations for 16 and 8, and a transpose
-//! that pairs 128-bit halves. A tail shorter than eight blocks is finished
-//! by the SSE2 variant (four blocks) and then the portable code.
+//! that pairs 128-bit halves. A tail shorter than eight blocks (and a
+//! short message) takes the horizontal layout instead: one block's four
+//! rows in four registers' 128-bit halves, two blocks per register set,
+//! the diagonal round reached by rotating rows within each half; up to
+//! four register sets in flight, so a one- or two-block message pays for
+//! two blocks, not eight.
 
-use super::{portable, sse2};
-use crate::cpu::{Avx2, Sse2};
+use super::portable;
+use crate::cpu::Avx2;
 use core::arch::x86_64::*;
 
 macro_rules! rotl {
@@ -121,6 +125,130 @@ pub(crate) fn eight_blocks_with(
     }
 }
 
+/// Keystream blocks `state[12]` .. `+2P-1` in the horizontal layout, in
+/// order, into `out`.
+#[target_feature(enable = "avx2")]
+fn blocks_h<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; P]) {
+    let r16 = _mm256_set_epi8(
+        13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10, 5, 4,
+        7, 6, 1, 0, 3, 2,
+    );
+    let r8 = _mm256_set_epi8(
+        14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3, 14, 13, 12, 15, 10, 9, 8, 11, 6, 5,
+        4, 7, 2, 1, 0, 3,
+    );
+    let row = |i: usize| {
+        _mm256_setr_epi32(
+            state[i] as i32,
+            state[i + 1] as i32,
+            state[i + 2] as i32,
+            state[i + 3] as i32,
+            state[i] as i32,
+            state[i + 1] as i32,
+            state[i + 2] as i32,
+            state[i + 3] as i32,
+        )
+    };
+    let (a0, b0, c0, d0) = (row(0), row(4), row(8), row(12));
+    // Set i holds blocks 2i (low half) and 2i+1 (high half); the counter
+    // wraps modulo 2^32 as the vertical code's does.
+    let d_init: [__m256i; P] = core::array::from_fn(|i| {
+        _mm256_add_epi32(
+            d0,
+            _mm256_setr_epi32(2 * i as i32, 0, 0, 0, 2 * i as i32 + 1, 0, 0, 0),
+        )
+    });
+    let (mut a, mut b, mut c, mut d) = ([a0; P], [b0; P], [c0; P], d_init);
+    // A quarter round on every lane of every set; the sets are independent,
+    // so their chains interleave.
+    macro_rules! half {
+        () => {
+            for i in 0..P {
+                a[i] = _mm256_add_epi32(a[i], b[i]);
+                d[i] = _mm256_shuffle_epi8(_mm256_xor_si256(d[i], a[i]), r16);
+                c[i] = _mm256_add_epi32(c[i], d[i]);
+                let x = _mm256_xor_si256(b[i], c[i]);
+                b[i] = _mm256_or_si256(_mm256_slli_epi32::<12>(x), _mm256_srli_epi32::<20>(x));
+                a[i] = _mm256_add_epi32(a[i], b[i]);
+                d[i] = _mm256_shuffle_epi8(_mm256_xor_si256(d[i], a[i]), r8);
+                c[i] = _mm256_add_epi32(c[i], d[i]);
+                let x = _mm256_xor_si256(b[i], c[i]);
+                b[i] = _mm256_or_si256(_mm256_slli_epi32::<7>(x), _mm256_srli_epi32::<25>(x));
+            }
+        };
+    }
+    for _ in 0..10 {
+        // Columns, then the diagonals: row b turned by one word, c by two,
+        // d by three, so each lane's quarter round meets its diagonal.
+        half!();
+        for i in 0..P {
+            b[i] = _mm256_shuffle_epi32::<0x39>(b[i]);
+            c[i] = _mm256_shuffle_epi32::<0x4e>(c[i]);
+            d[i] = _mm256_shuffle_epi32::<0x93>(d[i]);
+        }
+        half!();
+        for i in 0..P {
+            b[i] = _mm256_shuffle_epi32::<0x93>(b[i]);
+            c[i] = _mm256_shuffle_epi32::<0x4e>(c[i]);
+            d[i] = _mm256_shuffle_epi32::<0x39>(d[i]);
+        }
+    }
+    for i in 0..P {
+        let (a, b) = (_mm256_add_epi32(a[i], a0), _mm256_add_epi32(b[i], b0));
+        let (c, d) = (
+            _mm256_add_epi32(c[i], c0),
+            _mm256_add_epi32(d[i], d_init[i]),
+        );
+        let p = out[i].as_mut_ptr().cast::<__m256i>();
+        // SAFETY: out[i] is 128 bytes: four unaligned 32-byte stores at
+        // offsets 0, 32, 64, 96 stay inside it.
+        unsafe {
+            _mm256_storeu_si256(p, _mm256_permute2x128_si256::<0x20>(a, b));
+            _mm256_storeu_si256(p.add(1), _mm256_permute2x128_si256::<0x20>(c, d));
+            _mm256_storeu_si256(p.add(2), _mm256_permute2x128_si256::<0x31>(a, b));
+            _mm256_storeu_si256(p.add(3), _mm256_permute2x128_si256::<0x31>(c, d));
+        }
+    }
+}
+
+/// XOR the keystream from block `state[12]` into `buf` (at most 512 bytes)
+/// in the horizontal layout: one, two or four register sets.
+#[target_feature(enable = "avx2")]
+fn xor_short(state: &[u32; 16], buf: &mut [u8]) {
+    fn xor_in<const P: usize>(ks: &[[u8; 128]; P], buf: &mut [u8]) {
+        let ks = ks.as_flattened();
+        let mut words = buf.chunks_exact_mut(8);
+        let mut at = 0;
+        for w in &mut words {
+            let k = u64::from_ne_bytes(ks[at..at + 8].try_into().expect("8 bytes"));
+            let x = u64::from_ne_bytes((&*w).try_into().expect("8 bytes")) ^ k;
+            w.copy_from_slice(&x.to_ne_bytes());
+            at += 8;
+        }
+        for (b, k) in words.into_remainder().iter_mut().zip(&ks[at..]) {
+            *b ^= k;
+        }
+    }
+    match buf.len() {
+        0 => {}
+        1..=128 => {
+            let mut ks = [[0u8; 128]; 1];
+            blocks_h(state, &mut ks);
+            xor_in(&ks, buf);
+        }
+        129..=256 => {
+            let mut ks = [[0u8; 128]; 2];
+            blocks_h(state, &mut ks);
+            xor_in(&ks, buf);
+        }
+        _ => {
+            let mut ks = [[0u8; 128]; 4];
+            blocks_h(state, &mut ks);
+            xor_in(&ks, buf);
+        }
+    }
+}
+
 /// XOR the keystream from block `counter` into `buf`.
 pub fn xor_keystream(_token: Avx2, key: &[u8; 32], counter: u32, nonce: &[u8; 12], buf: &mut [u8]) {
     let mut st = portable::init_state(key, counter, nonce);
@@ -132,10 +260,6 @@ pub fn xor_keystream(_token: Avx2, key: &[u8; 32], counter: u32, nonce: &[u8; 12
         st[12] = st[12].wrapping_add(8);
     }
     let rest = chunks.into_remainder();
-    if !rest.is_empty() {
-        match Sse2::detect() {
-            Some(t) => sse2::xor_keystream(t, key, st[12], nonce, rest),
-            None => portable::xor_keystream(key, st[12], nonce, rest),
-        }
-    }
+    // SAFETY: the Avx2 token exists only when the CPU has AVX2.
+    unsafe { xor_short(&st, rest) };
 }

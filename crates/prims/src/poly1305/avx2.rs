@@ -2,14 +2,39 @@
 //! limbs, each lane multiplied by r^4, and the last group by
 //! (r^4, r^3, r^2, r) so the lanes sum to the sequential result:
 //! (h + m0)·r^4 + m1·r^3 + m2·r^2 + m3·r. Shorter stretches and the final
-//! reduction use the 26-bit scalar code. Constant time.
+//! reduction use the 26-bit scalar code. A message starts on the
+//! radix-2^64 scalar code, which is faster for the first few hundred bytes
+//! (a short message never pays for the vector set-up), and moves to the
+//! 26-bit limbs once [`VECTOR_FROM`] bytes have come in, as OpenSSL's AVX2
+//! code does. Constant time: the move depends on lengths only.
 
 use super::radix26::{carry, mul_limbs, Poly1305 as Scalar};
+use super::radix64::Poly1305 as Small;
+
+/// Bytes after which the vector code takes over.
+pub const VECTOR_FROM: usize = 512;
+
+/// h = h0 + h1·2^64 + h2·2^128 (h2 a few bits) as five 26-bit limbs (the
+/// top one up to 2^27, which the 26-bit code's products still hold).
+fn limbs26(h: [u64; 3]) -> [u32; 5] {
+    const M: u64 = 0x03ff_ffff;
+    let [h0, h1, h2] = h;
+    [
+        (h0 & M) as u32,
+        ((h0 >> 26) & M) as u32,
+        (((h0 >> 52) | (h1 << 12)) & M) as u32,
+        ((h1 >> 14) & M) as u32,
+        ((h1 >> 40) | (h2 << 24)) as u32,
+    ]
+}
 use crate::cpu::Avx2;
 use core::arch::x86_64::*;
 
 #[derive(Clone)]
 pub struct Poly1305 {
+    /// The message so far while it is short (under [`VECTOR_FROM`] bytes).
+    small: Option<Small>,
+    seen: usize,
     inner: Scalar,
     /// r, r^2, ..., r^16 as 26-bit limbs; the first `npows` are computed,
     /// as many as the longest stretch so far needed (short messages never
@@ -200,6 +225,8 @@ fn groups(h: &mut [u32; 5], pows: &[[u32; 5]; 4 * LANES_SETS], k: usize, data: &
 impl Poly1305 {
     pub fn new(token: Avx2, key: &[u8; 32]) -> Poly1305 {
         Poly1305 {
+            small: Some(Small::new(key)),
+            seen: 0,
             inner: Scalar::new(key),
             pows: [[0; 5]; 4 * LANES_SETS],
             npows: 0,
@@ -208,6 +235,18 @@ impl Poly1305 {
     }
 
     pub fn update(&mut self, data: &[u8]) {
+        if let Some(small) = &mut self.small {
+            self.seen += data.len();
+            if self.seen < VECTOR_FROM {
+                small.update(data);
+                return;
+            }
+            // Long enough: carry h and the buffered bytes over to the
+            // 26-bit limbs.
+            let small = self.small.take().expect("checked above");
+            self.inner.h = limbs26(small.h);
+            self.inner.update(&small.buf[..small.buf_len]);
+        }
         let (head, bulk, tail) = super::split_for_groups(self.inner.buf_len, data, 64);
         self.inner.update(head);
         if !bulk.is_empty() {
@@ -233,6 +272,9 @@ impl Poly1305 {
     }
 
     pub fn finalize(self) -> [u8; 16] {
-        self.inner.finalize()
+        match self.small {
+            Some(small) => small.finalize(),
+            None => self.inner.finalize(),
+        }
     }
 }

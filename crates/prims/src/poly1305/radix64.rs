@@ -25,8 +25,8 @@ pub struct Poly1305 {
     r1: u64,
     s1: u64,
     pad: [u64; 2],
-    buf: [u8; 16],
-    buf_len: usize,
+    pub(crate) buf: [u8; 16],
+    pub(crate) buf_len: usize,
 }
 
 impl Poly1305 {
