@@ -203,23 +203,18 @@ pub fn html(rows: &[Row<'_>], rate: Rate, title: &str) -> String {
                 )
             })
             .collect();
+        let c = columns(r, rate);
+        let cells: String = c
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let class = if i >= 3 { " class=\"n\"" } else { "" };
+                format!("<td{class}>{}</td>", escape(v))
+            })
+            .collect();
         out.push_str(&format!(
-            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{} [{}–{}]</td><td class=\"n\">{} [{}–{}]</td>\
-             <td>{}</td></tr>",
+            "<tr{}>{cells}<td>{}</td></tr>",
             if r.noisy { " class=\"noisy\"" } else { "" },
-            escape(&r.algorithm),
-            escape(&r.implementation),
-            escape(&r.op),
-            escape(&r.size),
-            r.workers,
-            rate.fmt(m.single.per_second),
-            rate.fmt(m.aggregate_per_second),
-            rate.fmt(m.aggregate_ci95_low),
-            rate.fmt(m.aggregate_ci95_high),
-            pct(m.scaling_efficiency),
-            pct(m.scaling_efficiency_ci95_low),
-            pct(m.scaling_efficiency_ci95_high),
             escape(&per.join("; "))
         ));
     }
@@ -235,24 +230,35 @@ pub fn markdown(rows: &[Row<'_>], rate: Rate) -> String {
         rate.caption()
     );
     for r in rows {
-        let m = r.m;
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} [{}–{}] | {} [{}–{}] |\n",
-            r.algorithm,
-            r.implementation,
-            r.op,
-            r.size,
-            r.workers,
-            rate.fmt(m.single.per_second),
-            rate.fmt(m.aggregate_per_second),
-            rate.fmt(m.aggregate_ci95_low),
-            rate.fmt(m.aggregate_ci95_high),
-            pct(m.scaling_efficiency),
-            pct(m.scaling_efficiency_ci95_low),
-            pct(m.scaling_efficiency_ci95_high),
-        ));
+        out.push_str(&format!("| {} |\n", columns(r, rate).join(" | ")));
     }
     out
+}
+
+/// One row's columns as the HTML and Markdown tables show them: algorithm,
+/// implementation, op, size, N, one worker, N workers [95%], scaling [95%].
+fn columns(r: &Row<'_>, rate: Rate) -> [String; 8] {
+    let m = r.m;
+    [
+        r.algorithm.clone(),
+        r.implementation.clone(),
+        r.op.clone(),
+        r.size.clone(),
+        r.workers.to_string(),
+        rate.fmt(m.single.per_second),
+        format!(
+            "{} [{}–{}]",
+            rate.fmt(m.aggregate_per_second),
+            rate.fmt(m.aggregate_ci95_low),
+            rate.fmt(m.aggregate_ci95_high)
+        ),
+        format!(
+            "{} [{}–{}]",
+            pct(m.scaling_efficiency),
+            pct(m.scaling_efficiency_ci95_low),
+            pct(m.scaling_efficiency_ci95_high)
+        ),
+    ]
 }
 
 #[cfg(test)]

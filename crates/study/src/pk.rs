@@ -315,7 +315,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
             let cycles = (cc.source() != ango_harness::CycleSource::None)
                 .then(|| ango_harness::stats::quantile_sorted(&cys, 0.5));
             let (now, _) = ango_core::results::utc_now();
-            let record = PkRecord {
+            let mut record = PkRecord {
                 schema: SCHEMA_VERSION,
                 schema_version: SCHEMA_VERSION,
                 library_version: library_version.clone(),
@@ -372,7 +372,6 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                 workers: 1,
                 multi: None,
             };
-            let mut record = record;
             if let Some(m) = multi {
                 record.workers = m.per_worker.len() as u32;
                 record.method.push_str(&format!(

@@ -360,10 +360,10 @@ fn run_local(
                     outcome.interrupted = true;
                     return Ok(outcome);
                 }
-                if spec.multi.len() > 1 {
-                    match measure_multi(b, a, op, size, spec.aad, &plan, &spec.multi) {
-                        Ok((one, many)) => {
-                            let (record, samples) = multi_record(
+                let measured = if spec.multi.len() > 1 {
+                    measure_multi(b, a, op, size, spec.aad, &plan, &spec.multi).map(
+                        |(one, many)| {
+                            multi_record(
                                 spec,
                                 b,
                                 (a, op, hw, size),
@@ -371,43 +371,41 @@ fn run_local(
                                 cpu_view.clone(),
                                 &one,
                                 &many,
+                            )
+                        },
+                    )
+                } else {
+                    measure_steadiest(b, a, op, size, spec.aad, &plan, cc, spec.retries).map(
+                        |(m, attempts)| {
+                            let (mut record, samples) = to_record(
+                                spec,
+                                b,
+                                a,
+                                op,
+                                hw,
+                                size,
+                                &kat_summary,
+                                cpu_view.clone(),
+                                &m,
                             );
-                            sink.event(Event::Point {
-                                record: Box::new(record),
-                                samples: Box::new(samples),
-                            })?;
-                            outcome.points += 1;
-                        }
-                        Err(MeasureError::Interrupted) => {
-                            outcome.interrupted = true;
-                            return Ok(outcome);
-                        }
-                        Err(MeasureError::Op(e)) => sink.event(Event::Error {
-                            message: format!("{} {a} {op} {size} B hw={hw}: {e}", b.name()),
-                        })?,
-                        Err(MeasureError::Pin(e)) => {
-                            return Err(Error::Usage(format!(
-                                "--multi: cannot pin a worker to {e}"
-                            )))
-                        }
-                    }
-                    continue;
-                }
-                match measure_steadiest(b, a, op, size, spec.aad, &plan, cc, spec.retries) {
-                    Ok((m, attempts)) => {
-                        let (mut record, samples) =
-                            to_record(spec, b, a, op, hw, size, &kat_summary, cpu_view.clone(), &m);
-                        record.attempts = attempts.len() as u64;
-                        if attempts.len() > 1 {
-                            let parts: Vec<String> = attempts
-                                .iter()
-                                .map(|(med, cv)| format!("{med:.1} ns (CV {:.1}%)", cv * 100.0))
-                                .collect();
-                            record.warnings.push(format!(
-                                "re-measured because noisy; attempt medians {}; kept the steadiest",
-                                parts.join(", ")
-                            ));
-                        }
+                            record.attempts = attempts.len() as u64;
+                            if attempts.len() > 1 {
+                                let parts: Vec<String> = attempts
+                                    .iter()
+                                    .map(|(med, cv)| format!("{med:.1} ns (CV {:.1}%)", cv * 100.0))
+                                    .collect();
+                                record.warnings.push(format!(
+                                    "re-measured because noisy; attempt medians {}; kept the \
+                                     steadiest",
+                                    parts.join(", ")
+                                ));
+                            }
+                            (record, samples)
+                        },
+                    )
+                };
+                match measured {
+                    Ok((record, samples)) => {
                         sink.event(Event::Point {
                             record: Box::new(record),
                             samples: Box::new(samples),
@@ -421,6 +419,9 @@ fn run_local(
                     Err(MeasureError::Op(e)) => sink.event(Event::Error {
                         message: format!("{} {a} {op} {size} B hw={hw}: {e}", b.name()),
                     })?,
+                    Err(MeasureError::Pin(e)) if spec.multi.len() > 1 => {
+                        return Err(Error::Usage(format!("--multi: cannot pin a worker to {e}")))
+                    }
                     Err(MeasureError::Pin(e)) => {
                         return Err(Error::Usage(format!("cannot pin to {e}")))
                     }
