@@ -39,6 +39,21 @@ macro_rules! qr {
     };
 }
 
+/// The byte shuffles that rotate each 32-bit word left by 16 and by 8.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rotation_masks() -> (__m256i, __m256i) {
+    let r16 = _mm256_set_epi8(
+        13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10, 5, 4,
+        7, 6, 1, 0, 3, 2,
+    );
+    let r8 = _mm256_set_epi8(
+        14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3, 14, 13, 12, 15, 10, 9, 8, 11, 6, 5,
+        4, 7, 2, 1, 0, 3,
+    );
+    (r16, r8)
+}
+
 /// XOR eight keystream blocks (counters state[12] .. +7) into `buf`
 /// (exactly 512 bytes).
 #[target_feature(enable = "avx2")]
@@ -56,14 +71,7 @@ pub(crate) fn eight_blocks_with(
     buf: &mut [u8; 512],
     mut between: impl FnMut(usize),
 ) {
-    let r16 = _mm256_set_epi8(
-        13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10, 5, 4,
-        7, 6, 1, 0, 3, 2,
-    );
-    let r8 = _mm256_set_epi8(
-        14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3, 14, 13, 12, 15, 10, 9, 8, 11, 6, 5,
-        4, 7, 2, 1, 0, 3,
-    );
+    let (r16, r8) = rotation_masks();
     let mut init = [_mm256_setzero_si256(); 16];
     for (i, w) in state.iter().enumerate() {
         init[i] = _mm256_set1_epi32(*w as i32);
@@ -129,14 +137,7 @@ pub(crate) fn eight_blocks_with(
 /// order, into `out`.
 #[target_feature(enable = "avx2")]
 fn blocks_h<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; P]) {
-    let r16 = _mm256_set_epi8(
-        13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10, 5, 4,
-        7, 6, 1, 0, 3, 2,
-    );
-    let r8 = _mm256_set_epi8(
-        14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3, 14, 13, 12, 15, 10, 9, 8, 11, 6, 5,
-        4, 7, 2, 1, 0, 3,
-    );
+    let (r16, r8) = rotation_masks();
     let row = |i: usize| {
         _mm256_setr_epi32(
             state[i] as i32,
