@@ -105,22 +105,7 @@ pub fn table(rows: &[Row<'_>], rate: Rate) -> String {
         "N workers",
         "scaling",
     ];
-    let cells: Vec<[String; 8]> = rows
-        .iter()
-        .map(|r| {
-            let m = r.m;
-            [
-                r.algorithm.clone(),
-                r.implementation.clone(),
-                r.op.clone(),
-                r.size.clone(),
-                r.workers.to_string(),
-                rate.fmt(m.single.per_second),
-                rate.fmt(m.aggregate_per_second),
-                pct(m.scaling_efficiency),
-            ]
-        })
-        .collect();
+    let cells: Vec<[String; 8]> = rows.iter().map(|r| columns(r, rate, false)).collect();
     let w: Vec<usize> = (0..8)
         .map(|i| {
             cells
@@ -203,7 +188,7 @@ pub fn html(rows: &[Row<'_>], rate: Rate, title: &str) -> String {
                 )
             })
             .collect();
-        let c = columns(r, rate);
+        let c = columns(r, rate, true);
         let cells: String = c
             .iter()
             .enumerate()
@@ -230,15 +215,34 @@ pub fn markdown(rows: &[Row<'_>], rate: Rate) -> String {
         rate.caption()
     );
     for r in rows {
-        out.push_str(&format!("| {} |\n", columns(r, rate).join(" | ")));
+        out.push_str(&format!("| {} |\n", columns(r, rate, true).join(" | ")));
     }
     out
 }
 
-/// One row's columns as the HTML and Markdown tables show them: algorithm,
-/// implementation, op, size, N, one worker, N workers [95%], scaling [95%].
-fn columns(r: &Row<'_>, rate: Rate) -> [String; 8] {
+/// One row's columns: algorithm, implementation, op, size, N, one worker,
+/// N workers, scaling — the last two with their 95% intervals in brackets
+/// when `intervals` (HTML, Markdown; the terminal prints them on the line
+/// below).
+fn columns(r: &Row<'_>, rate: Rate, intervals: bool) -> [String; 8] {
     let m = r.m;
+    let (aggregate, scaling) = (rate.fmt(m.aggregate_per_second), pct(m.scaling_efficiency));
+    let (aggregate, scaling) = if intervals {
+        (
+            format!(
+                "{aggregate} [{}–{}]",
+                rate.fmt(m.aggregate_ci95_low),
+                rate.fmt(m.aggregate_ci95_high)
+            ),
+            format!(
+                "{scaling} [{}–{}]",
+                pct(m.scaling_efficiency_ci95_low),
+                pct(m.scaling_efficiency_ci95_high)
+            ),
+        )
+    } else {
+        (aggregate, scaling)
+    };
     [
         r.algorithm.clone(),
         r.implementation.clone(),
@@ -246,18 +250,8 @@ fn columns(r: &Row<'_>, rate: Rate) -> [String; 8] {
         r.size.clone(),
         r.workers.to_string(),
         rate.fmt(m.single.per_second),
-        format!(
-            "{} [{}–{}]",
-            rate.fmt(m.aggregate_per_second),
-            rate.fmt(m.aggregate_ci95_low),
-            rate.fmt(m.aggregate_ci95_high)
-        ),
-        format!(
-            "{} [{}–{}]",
-            pct(m.scaling_efficiency),
-            pct(m.scaling_efficiency_ci95_low),
-            pct(m.scaling_efficiency_ci95_high)
-        ),
+        aggregate,
+        scaling,
     ]
 }
 
