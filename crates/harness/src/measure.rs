@@ -163,21 +163,42 @@ fn sample<E>(
         if stop_requested() {
             return Err(MeasureError::Interrupted);
         }
-        let t0 = Instant::now();
-        let c0 = cc.read();
-        for _ in 0..iters {
-            op().map_err(MeasureError::Op)?;
-        }
-        let c1 = cc.read();
-        let dt = t0.elapsed();
-        sample_ns.push(dt.as_nanos() as f64 / iters as f64);
-        if cc.source() != CycleSource::None {
-            sample_cycles.push(c1.wrapping_sub(c0) as f64 / iters as f64);
-        }
+        let (ns, cycles) = one_sample(iters, cc, op).map_err(MeasureError::Op)?;
+        sample_ns.push(ns);
+        sample_cycles.extend(cycles);
     }
+    Ok(measured(sample_ns, sample_cycles, iters, cc, overhead))
+}
+
+/// One sample of `iters` operations: ns per operation, and cycles per
+/// operation where there is a cycle source.
+fn one_sample<E>(
+    iters: u64,
+    cc: &CycleCounter,
+    op: &mut impl FnMut() -> Result<(), E>,
+) -> Result<(f64, Option<f64>), E> {
+    let t0 = Instant::now();
+    let c0 = cc.read();
+    for _ in 0..iters {
+        op()?;
+    }
+    let c1 = cc.read();
+    let dt = t0.elapsed();
+    let cycles =
+        (cc.source() != CycleSource::None).then(|| c1.wrapping_sub(c0) as f64 / iters as f64);
+    Ok((dt.as_nanos() as f64 / iters as f64, cycles))
+}
+
+fn measured(
+    sample_ns: Vec<f64>,
+    sample_cycles: Vec<f64>,
+    iters: u64,
+    cc: &CycleCounter,
+    overhead: f64,
+) -> Measured {
     let ns = Summary::of(&sample_ns).expect("at least one finite sample");
     let cycles = Summary::of(&sample_cycles);
-    Ok(Measured {
+    Measured {
         sample_ns,
         sample_cycles,
         iterations_per_sample: iters,
@@ -185,7 +206,7 @@ fn sample<E>(
         cycles,
         cycle_source: cc.source(),
         timer_overhead_ns: overhead,
-    })
+    }
 }
 
 /// Measure `op` under `plan`.
@@ -202,6 +223,90 @@ pub fn measure<E>(
             .clamp(plan.min_samples, plan.max_samples),
     };
     sample(Until::Samples(n), iters, cc, &mut op)
+}
+
+/// Measure several operations side by side, as the ratios between them are
+/// read: each is warmed up and calibrated on its own, then the samples are
+/// taken in turn, one sample of each per round (the first of each round
+/// rotating, and each sample after one untimed call, so no operation always
+/// follows the same other one into a cache it left), for the same number of
+/// rounds, so a slow spell of the machine falls on all of them alike.
+/// The number of rounds is `plan.samples`, or as many as fit the slowest
+/// operation's samples into `plan.time` (at least `plan.min_samples`): the
+/// whole takes about `plan.time` per operation, as measuring them one after
+/// the other would. Returns one result per operation, in order; one that
+/// fails is left out of the later rounds and its error is returned in its
+/// place. Only an interruption ends them all.
+pub fn measure_in_turn<E, F>(
+    plan: &Plan,
+    cc: &CycleCounter,
+    ops: &mut [F],
+) -> Result<Vec<Result<Measured, E>>, MeasureError<E>>
+where
+    F: FnMut() -> Result<(), E>,
+{
+    struct Turn<E> {
+        iters: u64,
+        ns: Vec<f64>,
+        cycles: Vec<f64>,
+        failed: Option<E>,
+    }
+    let mut turns = Vec::with_capacity(ops.len());
+    let mut longest = 0f64;
+    for op in ops.iter_mut() {
+        match calibrate(plan, op) {
+            Ok((iters, est)) => {
+                longest = longest.max(est * iters as f64);
+                turns.push(Turn {
+                    iters,
+                    ns: Vec::new(),
+                    cycles: Vec::new(),
+                    failed: None,
+                });
+            }
+            Err(MeasureError::Op(e)) => turns.push(Turn {
+                iters: 0,
+                ns: Vec::new(),
+                cycles: Vec::new(),
+                failed: Some(e),
+            }),
+            Err(e) => return Err(e),
+        }
+    }
+    let rounds = match plan.samples {
+        Some(n) => n.max(1),
+        None => ((plan.time.as_secs_f64() / longest.max(1e-9)) as usize)
+            .clamp(plan.min_samples, plan.max_samples),
+    };
+    let overhead = timer_overhead_ns(cc);
+    let k = ops.len();
+    for r in 0..rounds {
+        for j in 0..k {
+            let i = (r + j) % k;
+            let t = &mut turns[i];
+            if t.failed.is_some() {
+                continue;
+            }
+            if stop_requested() {
+                return Err(MeasureError::Interrupted);
+            }
+            let op = &mut ops[i];
+            match op().and_then(|()| one_sample(t.iters, cc, op)) {
+                Ok((ns, cycles)) => {
+                    t.ns.push(ns);
+                    t.cycles.extend(cycles);
+                }
+                Err(e) => t.failed = Some(e),
+            }
+        }
+    }
+    Ok(turns
+        .into_iter()
+        .map(|t| match t.failed {
+            Some(e) => Err(e),
+            None => Ok(measured(t.ns, t.cycles, t.iters, cc, overhead)),
+        })
+        .collect())
 }
 
 /// A worker's start: pinned to `cpu`, its operation made and calibrated.
@@ -412,6 +517,61 @@ mod tests {
         // A CPU this process may not run on is a pin error, not a hang.
         let r = measure_workers(&plan, &[usize::MAX / 2], |_| Ok(|| Ok::<(), ()>(())));
         assert!(matches!(r, Err(MeasureError::Pin(_))), "{:?}", r.err());
+    }
+
+    #[test]
+    fn in_turn_samples_every_op_alike_and_keeps_the_others_when_one_fails() {
+        let cc = CycleCounter::open();
+        let plan = Plan {
+            samples: Some(9),
+            min_sample: Duration::from_micros(200),
+            warmup: Duration::from_millis(2),
+            ..Plan::with_time(0.05)
+        };
+        // A log of which op ran, to see the turns interleave.
+        let log = std::cell::RefCell::new(Vec::new());
+        let work = |n: u64, tag: usize| {
+            let log = &log;
+            move || {
+                let mut x = 1u64;
+                for _ in 0..n {
+                    x = std::hint::black_box(x.wrapping_mul(3).wrapping_add(1));
+                }
+                if log.borrow().last() != Some(&tag) {
+                    log.borrow_mut().push(tag);
+                }
+                Ok::<(), &str>(())
+            }
+        };
+        // Fails once sampling has begun: after calibration the log holds
+        // [0, 1]; the first round adds 0 again.
+        let fails_later = || {
+            if log.borrow().len() > 2 {
+                Err("late failure")
+            } else {
+                Ok(())
+            }
+        };
+        let mut ops: Vec<Box<dyn FnMut() -> Result<(), &'static str> + '_>> = vec![
+            Box::new(work(100, 0)),
+            Box::new(work(400, 1)),
+            Box::new(fails_later),
+            Box::new(|| Err("no instance")),
+        ];
+        let out = measure_in_turn(&plan, &cc, &mut ops).unwrap();
+        assert_eq!(out.len(), 4);
+        let (a, b) = (out[0].as_ref().unwrap(), out[1].as_ref().unwrap());
+        assert_eq!((a.sample_ns.len(), b.sample_ns.len()), (9, 9));
+        // Four times the work costs more per call.
+        assert!(b.ns.median > a.ns.median, "{} {}", a.ns.median, b.ns.median);
+        assert!(matches!(out[2], Err("late failure")));
+        assert!(matches!(out[3], Err("no instance")));
+        // After calibration (all of 0, then all of 1), the samples take
+        // turns: at least one switch per round.
+        drop(ops);
+        let log = log.into_inner();
+        let switches = log.windows(2).filter(|w| w[0] != w[1]).count();
+        assert!(switches > 9, "{log:?}");
     }
 
     #[test]

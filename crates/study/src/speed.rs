@@ -219,39 +219,55 @@ pub fn run(spec: &SpeedSpec, sink: &mut dyn Sink, in_child: bool) -> Result<RunO
     }
     let cc = CycleCounter::open();
     let mut outcome = RunOutcome::default();
-    // Algorithm by algorithm, every (hw, entry) of it back to back, so the
-    // points a ratio compares are measured minutes apart at most.
+    // Algorithm by algorithm and setting by setting, every entry of it
+    // measured side by side: one sample of each in turn, point by point,
+    // so the ratios between them are taken over the same seconds. Entries
+    // whose setting needs another process environment are measured side by
+    // side in a worker with that environment, one worker per environment.
     for &a in &spec.algorithms {
         for &hw in &spec.hw {
+            let mut local = Vec::new();
+            let mut children: Vec<(ango_core::catalog::WorkerEnv, Vec<Planned>)> = Vec::new();
             for planned in spec.points.iter().filter(|p| p.hw == hw) {
                 let entry = catalog.entry(&planned.entry)?;
                 if entry.algorithm != AlgorithmId::Sym(a) {
                     continue;
                 }
-                if measure::stop_requested() {
-                    outcome.interrupted = true;
-                    return Ok(outcome);
+                match (entry.provider.worker_env)(hw) {
+                    Some(env) if !in_child => match children.iter_mut().find(|(e, _)| *e == env) {
+                        Some((_, group)) => group.push(planned.clone()),
+                        None => children.push((env, vec![planned.clone()])),
+                    },
+                    _ => local.push(EntryBackend(entry)),
                 }
-                let backend = EntryBackend(entry);
-                let r = match (entry.provider.worker_env)(hw) {
-                    Some(env) if !in_child => {
-                        let sub = SpeedSpec {
-                            algorithms: vec![a],
-                            points: vec![planned.clone()],
-                            skips: Vec::new(),
-                            hw: vec![hw],
-                            ..spec.clone()
-                        };
-                        run_child(&sub, &env, sink)
-                    }
-                    _ => run_local(spec, &backend, hw, &[a], &cc, sink),
-                }?;
+            }
+            let mut runs: Vec<RunOutcome> = Vec::new();
+            if !local.is_empty() {
+                let group: Vec<&dyn Backend> = local.iter().map(|b| b as &dyn Backend).collect();
+                runs.push(run_local(spec, &group, hw, a, &cc, sink)?);
+            }
+            for (env, points) in children {
+                if runs.last().is_some_and(|r| r.interrupted) {
+                    break;
+                }
+                let sub = SpeedSpec {
+                    algorithms: vec![a],
+                    points,
+                    skips: Vec::new(),
+                    hw: vec![hw],
+                    ..spec.clone()
+                };
+                runs.push(run_child(&sub, &env, sink)?);
+            }
+            for r in runs {
                 outcome.points += r.points;
                 outcome.kat_failures += r.kat_failures;
                 if r.interrupted {
                     outcome.interrupted = true;
-                    return Ok(outcome);
                 }
+            }
+            if outcome.interrupted {
+                return Ok(outcome);
             }
         }
     }
@@ -321,18 +337,24 @@ fn run_child(
     Ok(outcome)
 }
 
+/// Verify then measure `group`, the entries of one algorithm under one
+/// setting, in this process: each entry's known answers first (one that
+/// fails is not timed), then point by point every entry that passed, side
+/// by side ([`measure_in_turn`]).
 fn run_local(
     spec: &SpeedSpec,
-    b: &dyn Backend,
+    group: &[&dyn Backend],
     hw: Hw,
-    algos: &[Algorithm],
+    a: Algorithm,
     cc: &CycleCounter,
     sink: &mut dyn Sink,
 ) -> Result<RunOutcome> {
     let mut outcome = RunOutcome::default();
-    let cpu_view = b.cpu_view();
     let plan = spec.plan();
-    for &a in algos {
+    // (backend, its known-answer summary, its CPU view)
+    let mut checked_ok = Vec::new();
+    for &b in group {
+        let cpu_view = b.cpu_view();
         let checked = ango_verify::kat::before_timing(b, a)?;
         let kat_summary = checked.summary();
         sink.event(Event::Kat {
@@ -346,65 +368,87 @@ fn run_local(
             known: checked.explained.known.clone(),
             not_reproduced: checked.explained.not_reproduced.clone(),
         })?;
-        if !checked.ok() {
+        if checked.ok() {
+            checked_ok.push((b, kat_summary, cpu_view));
+        } else if !checked.only_known_defects() {
             // A known library defect is shown, not timed, and is not a
             // failure of the run.
-            if !checked.only_known_defects() {
-                outcome.kat_failures += 1;
-            }
-            continue;
+            outcome.kat_failures += 1;
         }
-        for &op in &spec.ops {
-            for &size in &spec.sizes {
-                if measure::stop_requested() {
-                    outcome.interrupted = true;
-                    return Ok(outcome);
-                }
-                let measured = if spec.multi.len() > 1 {
-                    measure_multi(b, a, op, size, spec.aad, &plan, &spec.multi).map(
-                        |(one, many)| {
-                            multi_record(
-                                spec,
-                                b,
-                                (a, op, hw, size),
-                                &kat_summary,
-                                cpu_view.clone(),
-                                &one,
-                                &many,
+    }
+    if checked_ok.is_empty() {
+        return Ok(outcome);
+    }
+    let backends: Vec<&dyn Backend> = checked_ok.iter().map(|(b, _, _)| *b).collect();
+    for &op in &spec.ops {
+        for &size in &spec.sizes {
+            if measure::stop_requested() {
+                outcome.interrupted = true;
+                return Ok(outcome);
+            }
+            let measured: Vec<std::result::Result<(SpeedRecord, SampleSet), MeasureError<Error>>> =
+                if spec.multi.len() > 1 {
+                    // Each entry's workers take every CPU: one entry at a time.
+                    checked_ok
+                        .iter()
+                        .map(|(b, kat, view)| {
+                            measure_multi(*b, a, op, size, spec.aad, &plan, &spec.multi).map(
+                                |(one, many)| {
+                                    multi_record(
+                                        spec,
+                                        *b,
+                                        (a, op, hw, size),
+                                        kat,
+                                        view.clone(),
+                                        &one,
+                                        &many,
+                                    )
+                                },
                             )
-                        },
-                    )
+                        })
+                        .collect()
                 } else {
-                    measure_steadiest(b, a, op, size, spec.aad, &plan, cc, spec.retries).map(
-                        |(m, attempts)| {
-                            let (mut record, samples) = to_record(
-                                spec,
-                                b,
-                                a,
-                                op,
-                                hw,
-                                size,
-                                &kat_summary,
-                                cpu_view.clone(),
-                                &m,
-                            );
-                            record.attempts = attempts.len() as u64;
-                            if attempts.len() > 1 {
-                                let parts: Vec<String> = attempts
-                                    .iter()
-                                    .map(|(med, cv)| format!("{med:.1} ns (CV {:.1}%)", cv * 100.0))
-                                    .collect();
-                                record.warnings.push(format!(
-                                    "re-measured because noisy; attempt medians {}; kept the \
-                                     steadiest",
-                                    parts.join(", ")
-                                ));
-                            }
-                            (record, samples)
-                        },
-                    )
+                    let kept = match measure_steadiest(
+                        &backends,
+                        a,
+                        op,
+                        size,
+                        spec.aad,
+                        &plan,
+                        cc,
+                        spec.retries,
+                    ) {
+                        Ok(kept) => kept,
+                        Err(MeasureError::Interrupted) => {
+                            outcome.interrupted = true;
+                            return Ok(outcome);
+                        }
+                        Err(MeasureError::Op(e)) => return Err(e),
+                        Err(MeasureError::Pin(e)) => {
+                            return Err(Error::Usage(format!("cannot pin to {e}")))
+                        }
+                    };
+                    kept.into_iter()
+                        .zip(&checked_ok)
+                        .map(|(r, (b, kat, view))| {
+                            r.map(|(m, attempts)| {
+                                point_record(
+                                    spec,
+                                    *b,
+                                    (a, op, hw, size),
+                                    kat,
+                                    view.clone(),
+                                    &m,
+                                    &attempts,
+                                    backends.len(),
+                                )
+                            })
+                            .map_err(MeasureError::Op)
+                        })
+                        .collect()
                 };
-                match measured {
+            for (r, b) in measured.into_iter().zip(&backends) {
+                match r {
                     Ok((record, samples)) => {
                         sink.event(Event::Point {
                             record: Box::new(record),
@@ -430,6 +474,42 @@ fn run_local(
         }
     }
     Ok(outcome)
+}
+
+/// The record of a point measured by one worker: its kept attempt, every
+/// attempt's median and spread, and how many entries it was measured beside.
+#[allow(clippy::too_many_arguments)]
+fn point_record(
+    spec: &SpeedSpec,
+    b: &dyn Backend,
+    (a, op, hw, size): (Algorithm, Operation, Hw, usize),
+    kat: &str,
+    cpu_view: Option<String>,
+    m: &measure::Measured,
+    attempts: &[(f64, f64)],
+    beside: usize,
+) -> (SpeedRecord, SampleSet) {
+    let (mut record, samples) = to_record(spec, b, a, op, hw, size, kat, cpu_view, m);
+    record.attempts = attempts.len() as u64;
+    if attempts.len() > 1 {
+        let parts: Vec<String> = attempts
+            .iter()
+            .map(|(med, cv)| format!("{med:.1} ns (CV {:.1}%)", cv * 100.0))
+            .collect();
+        record.warnings.push(format!(
+            "re-measured because noisy; attempt medians {}; kept the steadiest",
+            parts.join(", ")
+        ));
+    }
+    if beside > 1 {
+        record.method.push_str(&format!(
+            "; sampled in turn with the {} other implementation{} of this algorithm and \
+             setting, one sample of each per round",
+            beside - 1,
+            if beside == 2 { "" } else { "s" }
+        ));
+    }
+    (record, samples)
 }
 
 /// A message buffer whose data starts on a 64-byte boundary (a cache line),
@@ -471,12 +551,14 @@ impl std::ops::DerefMut for Aligned {
 /// The kept attempt and every attempt's (median ns, robust CV).
 pub type Steadiest = (measure::Measured, Vec<(f64, f64)>);
 
-/// Measure a point; while it is noisy and retries remain, measure it again.
-/// Returns the attempt with the lowest robust CV and every attempt's
-/// (median ns, robust CV), in order.
+/// Measure a point of every backend of `group` side by side; while some are
+/// noisy and retries remain, measure those again, side by side with each
+/// other. Returns, per backend in order, the attempt with the lowest robust
+/// CV and every attempt's (median ns, robust CV), or the error that ended
+/// its measurement (a backend that fails does not stop the others).
 #[allow(clippy::too_many_arguments)]
 pub fn measure_steadiest(
-    b: &dyn Backend,
+    group: &[&dyn Backend],
     a: Algorithm,
     op: Operation,
     size: usize,
@@ -484,17 +566,68 @@ pub fn measure_steadiest(
     plan: &Plan,
     cc: &CycleCounter,
     retries: usize,
-) -> std::result::Result<Steadiest, MeasureError<Error>> {
-    let mut best = measure_point(b, a, op, size, aad_len, plan, cc)?;
-    let mut attempts = vec![(best.ns.median, best.ns.robust_cv)];
-    while best.ns.noisy() && attempts.len() <= retries {
-        let m = measure_point(b, a, op, size, aad_len, plan, cc)?;
-        attempts.push((m.ns.median, m.ns.robust_cv));
-        if m.ns.robust_cv < best.ns.robust_cv {
-            best = m;
+) -> std::result::Result<Vec<Result<Steadiest>>, MeasureError<Error>> {
+    let mut kept: Vec<Result<Steadiest>> = measure_group(group, a, op, size, aad_len, plan, cc)?
+        .into_iter()
+        .map(|r| r.map(|m| (m.clone(), vec![(m.ns.median, m.ns.robust_cv)])))
+        .collect();
+    for _ in 0..retries {
+        let again: Vec<usize> = (0..group.len())
+            .filter(|&i| matches!(&kept[i], Ok((m, _)) if m.ns.noisy()))
+            .collect();
+        if again.is_empty() {
+            break;
+        }
+        let sub: Vec<&dyn Backend> = again.iter().map(|&i| group[i]).collect();
+        for (r, &i) in measure_group(&sub, a, op, size, aad_len, plan, cc)?
+            .into_iter()
+            .zip(&again)
+        {
+            let (best, attempts) = kept[i].as_mut().expect("only measured ones are retried");
+            match r {
+                Ok(m) => {
+                    attempts.push((m.ns.median, m.ns.robust_cv));
+                    if m.ns.robust_cv < best.ns.robust_cv {
+                        *best = m;
+                    }
+                }
+                Err(e) => kept[i] = Err(e),
+            }
         }
     }
-    Ok((best, attempts))
+    Ok(kept)
+}
+
+/// One attempt at a point for every backend of `group`, side by side.
+fn measure_group(
+    group: &[&dyn Backend],
+    a: Algorithm,
+    op: Operation,
+    size: usize,
+    aad_len: usize,
+    plan: &Plan,
+    cc: &CycleCounter,
+) -> std::result::Result<Vec<Result<measure::Measured>>, MeasureError<Error>> {
+    let prepared: Vec<Result<PointOp>> = group
+        .iter()
+        .map(|&b| prepare_point(b, a, op, size, aad_len))
+        .collect();
+    let mut ops = Vec::new();
+    let mut failed = Vec::new();
+    for (i, p) in prepared.into_iter().enumerate() {
+        match p {
+            Ok(f) => ops.push(f),
+            Err(e) => failed.push((i, e)),
+        }
+    }
+    let mut measured = measure::measure_in_turn(plan, cc, &mut ops)?.into_iter();
+    let mut failed = failed.into_iter().peekable();
+    Ok((0..group.len())
+        .map(|i| match failed.next_if(|(j, _)| *j == i) {
+            Some((_, e)) => Err(e),
+            None => measured.next().expect("one result per prepared operation"),
+        })
+        .collect())
 }
 
 /// Put a fresh 64-bit message counter into the last 8 bytes of `nonce`.
@@ -586,20 +719,6 @@ pub fn prepare_point<'a>(
             }))
         }
     }
-}
-
-/// Measure one point: one complete operation on one message per iteration.
-pub fn measure_point(
-    b: &dyn Backend,
-    a: Algorithm,
-    op: Operation,
-    size: usize,
-    aad_len: usize,
-    plan: &Plan,
-    cc: &CycleCounter,
-) -> std::result::Result<measure::Measured, MeasureError<Error>> {
-    let f = prepare_point(b, a, op, size, aad_len).map_err(MeasureError::Op)?;
-    measure::measure(plan, cc, f)
 }
 
 /// Measure one point with one worker on `cpus[0]`, then with one worker on
@@ -885,7 +1004,60 @@ mod tests {
     fn jittery(retries: usize) -> Steadiest {
         let cc = CycleCounter::open();
         let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
-        measure_steadiest(&Jittery, a, op, 64, 13, &plan(), &cc, retries).unwrap()
+        let mut out = measure_steadiest(&[&Jittery], a, op, 64, 13, &plan(), &cc, retries).unwrap();
+        out.remove(0).unwrap()
+    }
+
+    /// A backend whose AEAD always takes the same few nanoseconds.
+    struct Steady;
+    struct SteadyAead;
+
+    impl Aead for SteadyAead {
+        fn seal(&mut self, _: &[u8], _: &[u8], buf: &mut [u8], _: &mut [u8]) -> Result<()> {
+            std::hint::black_box(buf);
+            Ok(())
+        }
+        fn open(&mut self, _: &[u8], _: &[u8], ct: &[u8], _: &[u8], out: &mut [u8]) -> Result<()> {
+            out.copy_from_slice(ct);
+            Ok(())
+        }
+    }
+
+    impl Backend for Steady {
+        fn name(&self) -> &'static str {
+            "steady"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn availability(&self, _: Algorithm, _: Hw) -> Result<(), Unavailable> {
+            Ok(())
+        }
+        fn implementation(&self, _: Algorithm, _: Hw) -> String {
+            "test".into()
+        }
+        fn aead(&self, _: Algorithm, _: &[u8], _: usize, _: usize) -> Result<Box<dyn Aead>> {
+            Ok(Box::new(SteadyAead))
+        }
+        fn cipher(&self, _: Algorithm, _: &[u8]) -> Result<Box<dyn Cipher>> {
+            Err(Error::usage("no ciphers"))
+        }
+    }
+
+    #[test]
+    fn a_group_is_measured_side_by_side_and_only_its_noisy_members_again() {
+        let cc = CycleCounter::open();
+        let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
+        let group: [&dyn Backend; 2] = [&Steady, &Jittery];
+        let out = measure_steadiest(&group, a, op, 64, 13, &plan(), &cc, 2).unwrap();
+        let (steady, jittery) = (out[0].as_ref().unwrap(), out[1].as_ref().unwrap());
+        assert_eq!(steady.0.sample_ns.len(), 30);
+        assert_eq!(jittery.1.len(), 3, "{:?}", jittery.1);
+        // The steady one was not re-measured (a steady point on a noisy
+        // machine may still be: then it has more than one attempt, but
+        // never more than the noisy one).
+        assert!(steady.1.len() <= jittery.1.len());
+        assert!(steady.0.ns.median < jittery.0.ns.median);
     }
 
     #[test]
@@ -924,9 +1096,9 @@ mod tests {
         let mut sink = crate::event::VecSink::default();
         let out = run_local(
             &spec,
-            &Jittery,
+            &[&Jittery],
             Hw::On,
-            &[Algorithm::Aes128Gcm],
+            Algorithm::Aes128Gcm,
             &cc,
             &mut sink,
         )
