@@ -67,34 +67,14 @@ impl Gcm {
         core::array::from_fn(|i| s[i] ^ ek[i])
     }
 
-    /// Encrypt and hash what the stitched pass takes of `buf` (whole
-    /// 256-byte steps, with VAES and VPCLMULQDQ); returns how much.
-    fn stitched_seal(&self, ctr: &[u8; 16], s: &mut [u8; 16], buf: &mut [u8]) -> usize {
-        #[cfg(target_arch = "x86_64")]
-        if buf.len() < stitched::STEP {
-            return 0;
+    /// The VAES and VPCLMULQDQ code's key material, where this pair has it:
+    /// then the whole message is one stitched call.
+    #[cfg(target_arch = "x86_64")]
+    fn stitched(&self) -> Option<stitched::KeyRefs<'_>> {
+        match (self.aes.vaes_keys(), &self.ghash) {
+            (Some((w, k)), GhashKey::Vpclmul(u, g)) => Some(stitched::KeyRefs { w, u: *u, k, g }),
+            _ => None,
         }
-        #[cfg(target_arch = "x86_64")]
-        if let (Some((w, k)), GhashKey::Vpclmul(u, g)) = (self.aes.vaes_keys(), &self.ghash) {
-            return stitched::seal(w, *u, k, g, ctr, s, buf);
-        }
-        let _ = (ctr, s, buf);
-        0
-    }
-
-    /// Hash and decrypt in one pass what the stitched code takes of `buf`
-    /// (whole steps, with VAES and VPCLMULQDQ); returns how much.
-    fn stitched_open(&self, ctr: &[u8; 16], s: &mut [u8; 16], buf: &mut [u8]) -> usize {
-        #[cfg(target_arch = "x86_64")]
-        if buf.len() < stitched::STEP {
-            return 0;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if let (Some((w, k)), GhashKey::Vpclmul(u, g)) = (self.aes.vaes_keys(), &self.ghash) {
-            return stitched::open(w, *u, k, g, ctr, s, buf);
-        }
-        let _ = (ctr, s, buf);
-        0
     }
 
     fn inc32(j0: &[u8; 16]) -> [u8; 16] {
@@ -135,6 +115,13 @@ impl Gcm {
     /// Encrypt `buf` in place; write `tag.len()` (4..=16) bytes of tag.
     pub fn seal(&self, iv: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) {
         let j0 = self.j0(iv);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(keys) = self.stitched() {
+            let t = stitched::seal(keys, &j0, aad, buf);
+            let n = tag.len();
+            tag.copy_from_slice(&t[..n]);
+            return;
+        }
         if Self::is_short(iv, aad, buf) {
             let ks = self.short_keystream(&j0, buf.len());
             buf.iter_mut().zip(&ks[16..]).for_each(|(b, k)| *b ^= k);
@@ -146,12 +133,8 @@ impl Gcm {
         }
         let mut s = [0u8; 16];
         self.ghash.update_padded(&mut s, aad);
-        let ctr = Self::inc32(&j0);
-        let done = self.stitched_seal(&ctr, &mut s, buf);
-        let rest = &mut buf[done..];
-        self.aes
-            .ctr32_xor(&crate::aes::add32(&ctr, done / 16), rest);
-        self.ghash.update_padded(&mut s, rest);
+        self.aes.ctr32_xor(&Self::inc32(&j0), buf);
+        self.ghash.update_padded(&mut s, buf);
         let t = self.finish_tag(&j0, s, aad.len(), buf.len());
         let n = tag.len();
         tag.copy_from_slice(&t[..n]);
@@ -160,6 +143,13 @@ impl Gcm {
     /// Verify and decrypt in place; `buf` is untouched on failure.
     pub fn open(&self, iv: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), AuthError> {
         let j0 = self.j0(iv);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(keys) = self.stitched() {
+            if tag.is_empty() || tag.len() > 16 {
+                return Err(AuthError);
+            }
+            return stitched::open(keys, &j0, aad, buf, tag);
+        }
         if Self::is_short(iv, aad, buf) {
             let ks = self.short_keystream(&j0, buf.len());
             let s = self.short_ghash(aad, buf);
@@ -173,22 +163,16 @@ impl Gcm {
         if tag.is_empty() || tag.len() > 16 {
             return Err(AuthError);
         }
-        // With VAES and VPCLMULQDQ the whole steps are hashed and decrypted
-        // in one pass, the rest hashed; then the tag decides. A wrong tag
-        // puts the decrypted steps back (the same keystream again), so the
-        // buffer is as it came whichever path ran.
+        // Hash, then decrypt only if the tag verifies: the buffer is as it
+        // came on failure.
         let mut s = [0u8; 16];
         self.ghash.update_padded(&mut s, aad);
-        let ctr = Self::inc32(&j0);
-        let done = self.stitched_open(&ctr, &mut s, buf);
-        self.ghash.update_padded(&mut s, &buf[done..]);
+        self.ghash.update_padded(&mut s, buf);
         let t = self.finish_tag(&j0, s, aad.len(), buf.len());
         if !ct_eq_slices(&t[..tag.len()], tag) {
-            self.aes.ctr32_xor(&ctr, &mut buf[..done]);
             return Err(AuthError);
         }
-        self.aes
-            .ctr32_xor(&crate::aes::add32(&ctr, done / 16), &mut buf[done..]);
+        self.aes.ctr32_xor(&Self::inc32(&j0), buf);
         Ok(())
     }
 }
@@ -251,23 +235,33 @@ mod tests {
         // steps of the stitched VAES+VPCLMULQDQ passes, with AAD on both
         // sides of the short limit, against the T-table/4-bit-table pair.
         let key = h("00112233445566778899aabbccddeeff0123456789abcdef0011223344556677");
-        let data: Vec<u8> = (0..4200).map(|i| (i * 31 + 7) as u8).collect();
-        let iv = h("0a0b0c0d0e0f101112131415");
-        for klen in [16, 32] {
+        // (AAD of up to 255 bytes joins a leftover of under 256 in one
+        // aggregation when all fits 32 blocks; longer AAD is hashed first.)
+        let data: Vec<u8> = (0..4500).map(|i| (i * 31 + 7) as u8).collect();
+        let ivs = [
+            h("0a0b0c0d0e0f101112131415"),
+            h("0a0b0c0d0e0f1011"),
+            data[4400..4460].to_vec(),
+        ];
+        for (klen, iv) in [16, 32]
+            .into_iter()
+            .flat_map(|k| ivs.iter().map(move |iv| (k, iv)))
+        {
             let reference = Gcm::new(Aes::TTable, Ghash::Soft4bit, &key[..klen]).unwrap();
             for len in [
-                0usize, 1, 16, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1039, 4099,
+                0usize, 1, 15, 16, 17, 33, 63, 64, 65, 240, 255, 256, 257, 272, 496, 511, 512, 513,
+                767, 768, 769, 1039, 4099,
             ] {
-                for aad in [0, 17, 32, 33].map(|n| &data[4100..4100 + n]) {
+                for aad in [0, 13, 17, 32, 33, 240, 255, 256, 300].map(|n| &data[4100..4100 + n]) {
                     let mut want = data[..len].to_vec();
                     let mut want_tag = [0u8; 16];
-                    reference.seal(&iv, aad, &mut want, &mut want_tag);
+                    reference.seal(iv, aad, &mut want, &mut want_tag);
                     for a in Aes::available() {
                         for g in Ghash::available() {
                             let gcm = Gcm::new(a, g, &key[..klen]).unwrap();
                             let mut b = data[..len].to_vec();
                             let mut t = [0u8; 16];
-                            gcm.seal(&iv, aad, &mut b, &mut t);
+                            gcm.seal(iv, aad, &mut b, &mut t);
                             let name = gcm.variant_name();
                             assert_eq!(b, want, "{name} {klen} {len}");
                             assert_eq!(t, want_tag, "{name} {klen} {len}");
@@ -276,9 +270,19 @@ mod tests {
                             // back what it decrypted).
                             let mut bad = t;
                             bad[len % 16] ^= 0x80;
-                            assert!(gcm.open(&iv, aad, &mut b, &bad).is_err());
+                            assert!(gcm.open(iv, aad, &mut b, &bad).is_err());
                             assert_eq!(b, want, "{name} {klen} {len}: refused open");
-                            gcm.open(&iv, aad, &mut b, &t).unwrap();
+                            // A truncated tag: its prefix verifies, a
+                            // wrong prefix does not.
+                            let short = 4 + len % 13;
+                            let mut bad = t;
+                            bad[short - 1] ^= 1;
+                            assert!(gcm.open(iv, aad, &mut b, &bad[..short]).is_err());
+                            assert_eq!(b, want, "{name} {klen} {len}: refused open");
+                            gcm.open(iv, aad, &mut b, &t[..short]).unwrap();
+                            assert_eq!(b, &data[..len], "{name} {klen} {len}");
+                            b.copy_from_slice(&want);
+                            gcm.open(iv, aad, &mut b, &t).unwrap();
                             assert_eq!(b, &data[..len], "{name} {klen} {len}");
                         }
                     }

@@ -86,10 +86,7 @@ impl GhashKey {
                 k.update(*t, y, tail);
             }
             #[cfg(target_arch = "x86_64")]
-            GhashKey::Vpclmul(t, k) => {
-                k.update(*t, y, &data[..whole]);
-                k.small_update(*t, y, tail);
-            }
+            GhashKey::Vpclmul(t, k) => k.update_padded(*t, y, data),
         }
     }
 }

@@ -18,7 +18,12 @@ fn load_keys(k: &[[u8; 16]; 15]) -> [__m256i; 15] {
 
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes")]
-fn rounds<const N: usize>(rk: &[__m256i; 15], nr: usize, b: &mut [__m256i; N], decrypt: bool) {
+pub(crate) fn rounds<const N: usize>(
+    rk: &[__m256i; 15],
+    nr: usize,
+    b: &mut [__m256i; N],
+    decrypt: bool,
+) {
     for x in b.iter_mut() {
         *x = _mm256_xor_si256(*x, rk[0]);
     }
@@ -147,7 +152,7 @@ pub(crate) fn ctr256(rk: &[__m256i; 15], nr: usize, ctr: &mut __m256i, c: &mut [
 /// word; a 128-bit counter takes the same path unless its low word would
 /// carry within this buffer, which the slow path handles.
 #[target_feature(enable = "vaes,avx2,aes")]
-fn ctr(k: &Keys, iv: &[u8; 16], buf: &mut [u8], inc32: bool) {
+pub(crate) fn ctr(k: &Keys, iv: &[u8; 16], buf: &mut [u8], inc32: bool) {
     let rk = load_keys(&k.enc);
     if !inc32 && super::low_word_carries(iv, buf.len()) {
         return ctr_carrying(&rk, k.rounds, iv, buf);
@@ -157,13 +162,68 @@ fn ctr(k: &Keys, iv: &[u8; 16], buf: &mut [u8], inc32: bool) {
     for c in &mut chunks {
         ctr256(&rk, k.rounds, &mut ctr, c);
     }
-    for c in chunks.into_remainder().chunks_mut(32) {
-        let mut b = [next2(&mut ctr)];
-        rounds(&rk, k.rounds, &mut b, false);
-        let mut ks = [0u8; 32];
-        // SAFETY: 32-byte store into a 32-byte array.
-        unsafe { _mm256_storeu_si256(ks.as_mut_ptr().cast(), b[0]) };
-        c.iter_mut().zip(ks).for_each(|(x, k)| *x ^= k);
+    let rest = chunks.into_remainder();
+    if !rest.is_empty() {
+        let mut ks = [0u8; 256];
+        keystream(
+            &rk,
+            k.rounds,
+            &mut ctr,
+            None,
+            rest.len().div_ceil(32),
+            &mut ks,
+        );
+        rest.iter_mut().zip(ks).for_each(|(x, k)| *x ^= k);
+    }
+}
+
+/// One batch of AES rounds over N registers: `first`, if given, then pairs
+/// of counter blocks from `ctr`, whose keystream goes to `ks` in order.
+/// Returns the first register encrypted.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+fn batch<const N: usize>(
+    rk: &[__m256i; 15],
+    nr: usize,
+    ctr: &mut __m256i,
+    first: Option<__m256i>,
+    ks: &mut [u8; 256],
+) -> __m256i {
+    let mut b: [__m256i; N] = core::array::from_fn(|i| match (i, first) {
+        (0, Some(f)) => f,
+        _ => next2(ctr),
+    });
+    rounds(rk, nr, &mut b, false);
+    let skip = usize::from(first.is_some());
+    for (i, x) in b.iter().enumerate().skip(skip).take(8) {
+        // SAFETY: a 32-byte store at 32(i-skip) < 256 inside `ks`.
+        unsafe { _mm256_storeu_si256(ks.as_mut_ptr().add(32 * (i - skip)).cast(), *x) };
+    }
+    b[0]
+}
+
+/// The keystream of `pairs` (up to 8) pairs of counter blocks from `ctr`
+/// into `ks`, with `first` (GCM's J0 block) encrypted beside them, all in
+/// one batch of AES rounds so their latencies overlap (the leftover of a
+/// message, and a short message, cost one block's latency, not one per
+/// pair). Returns `first` encrypted.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+pub(crate) fn keystream(
+    rk: &[__m256i; 15],
+    nr: usize,
+    ctr: &mut __m256i,
+    first: Option<__m256i>,
+    pairs: usize,
+    ks: &mut [u8; 256],
+) -> __m256i {
+    assert!(pairs <= 8);
+    match pairs + usize::from(first.is_some()) {
+        0 | 1 => batch::<1>(rk, nr, ctr, first, ks),
+        2 => batch::<2>(rk, nr, ctr, first, ks),
+        3 => batch::<3>(rk, nr, ctr, first, ks),
+        4 | 5 => batch::<5>(rk, nr, ctr, first, ks),
+        _ => batch::<9>(rk, nr, ctr, first, ks),
     }
 }
 

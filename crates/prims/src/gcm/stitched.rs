@@ -3,11 +3,17 @@
 //! blocks (when sealing, those of the step before; when opening, its own),
 //! so the AES rounds of one and the carry-less multiplies of the other
 //! share the core. Two widths, as the AES variant says: `vaes` with 256-bit
-//! registers, `vaes512` with 512-bit registers (AVX-512). Constant time: no
-//! branch or index depends on the key or the data.
+//! registers, `vaes512` with 512-bit registers (AVX-512). The whole message
+//! is one call: the AAD is hashed first (or, when all fits, beside the
+//! text's leftover), the whole steps stitched, then the leftover text's
+//! keystream and E(K, J0) come from one batch of AES rounds and the
+//! leftover text, the length block (and the AAD) are hashed with one
+//! reduction. Constant time: no branch or index depends on the key or the
+//! data, only on lengths.
 
+use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::aesni::Keys;
-use crate::aes::{vaes, vaes512, Width};
+use crate::aes::{add32, vaes, vaes512, Width};
 use crate::cpu::Vpclmul;
 use crate::ghash::{pclmul, vpclmul};
 use core::arch::x86_64::*;
@@ -16,12 +22,14 @@ pub(crate) const STEP: usize = vpclmul::STEP;
 /// The 512-bit code's step: 32 blocks, hashed with one reduction.
 const WIDE: usize = 512;
 
-/// Run `work(i, prev, cur)` for each whole step i of `buf`: `cur` is step i
-/// (to encrypt), `prev` step i-1 (to hash, already encrypted); a last call
-/// with i = n hashes the final step. Returns the bytes covered.
+/// Encrypt each whole step of `buf` with `enc` and hash it with `hash`
+/// while the next one is encrypted (step i-1 hashed after step i is
+/// encrypted); the last step is hashed only if `hash_last`. Returns the
+/// bytes encrypted.
 #[inline(always)]
 fn pipelined<const S: usize>(
     buf: &mut [u8],
+    hash_last: bool,
     mut enc: impl FnMut(&mut [u8]),
     mut hash: impl FnMut(&[u8]),
 ) -> usize {
@@ -33,49 +41,55 @@ fn pipelined<const S: usize>(
             hash(&prev[(i - 1) * S..]);
         }
     }
-    if n > 0 {
+    if n > 0 && hash_last {
         hash(&buf[(n - 1) * S..]);
     }
     n * S
 }
 
+/// Bytes done by the whole steps, and the hash state after them.
+type Steps = (usize, __m128i);
+
 /// 256-bit registers. AVX-512VL, where present, only lends the compiler
-/// sixteen more registers (the round keys and powers then stay in them).
+/// sixteen more registers (the round keys then stay in them). The last
+/// step is encrypted but not hashed: it joins the leftover text and the
+/// length block in the last aggregation.
 /// (Interleaving the multiplies into the AES rounds by hand, a register
 /// after each round, ran at half this speed here: with sixteen ymm
 /// registers the eight AES states, the three sums and the products do not
 /// fit, and the spills cost more than the overlap gains; the core's own
 /// out-of-order window overlaps these two calls well.)
+#[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn seal256(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], y: &mut [u8; 16], buf: &mut [u8]) -> usize {
+fn seal256(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [u8]) -> Steps {
     let rk = vaes::enc_keys(k);
-    let h = vpclmul::powers(g);
     let mut c = vaes::counters(ctr);
-    let mut acc = pclmul::load(y);
+    let mut acc = acc;
     let done = pipelined::<STEP>(
         buf,
+        false,
         |cur| vaes::ctr256(&rk, k.rounds, &mut c, cur),
-        |prev| acc = vpclmul::step(&h, acc, prev),
+        |prev| acc = vpclmul::step(g, acc, prev),
     );
-    *y = pclmul::store(acc);
-    done
+    (done, acc)
 }
 
 /// Decryption, 256-bit registers: each step's sixteen ciphertext blocks
 /// are hashed, then decrypted in place (the ciphertext is there from the
-/// start, so no step waits for another).
+/// start, so no step waits for another), but for the last step, which is
+/// left as it is for the last aggregation. Returns the bytes decrypted.
+#[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn open256(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], y: &mut [u8; 16], buf: &mut [u8]) -> usize {
+fn open256(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [u8]) -> Steps {
     let rk = vaes::enc_keys(k);
-    let h = vpclmul::powers(g);
     let mut c = vaes::counters(ctr);
-    let mut acc = pclmul::load(y);
-    for cur in buf.chunks_exact_mut(STEP) {
-        acc = vpclmul::step(&h, acc, cur);
+    let mut acc = acc;
+    let n = (buf.len() / STEP).saturating_sub(1);
+    for cur in buf[..n * STEP].chunks_exact_mut(STEP) {
+        acc = vpclmul::step(g, acc, cur);
         vaes::ctr256(&rk, k.rounds, &mut c, cur);
     }
-    *y = pclmul::store(acc);
-    buf.len() / STEP * STEP
+    (n * STEP, acc)
 }
 
 /// The key's 32 powers in 512-bit registers (register i: H^(32-4i) lowest).
@@ -83,7 +97,9 @@ fn open256(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], y: &mut [u8; 16], buf: &m
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
 fn powers512(g: &vpclmul::Key) -> [__m512i; 8] {
     // SAFETY: unaligned 64-byte loads inside the 512-byte array.
-    core::array::from_fn(|i| unsafe { _mm512_loadu_si512(g.powers[64 * i..].as_ptr().cast()) })
+    core::array::from_fn(|i| unsafe {
+        _mm512_loadu_si512(g.powers[vpclmul::at(32) + 64 * i..].as_ptr().cast())
+    })
 }
 
 /// Absorb the WIDE bytes at `blocks` into `acc`: 32 blocks, one reduction.
@@ -131,77 +147,225 @@ fn hash512(hp: &[__m512i; 8], rev: __m512i, acc: __m128i, blocks: &[u8]) -> __m1
 
 /// 512-bit registers: four counter blocks and four hashed blocks each.
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn seal512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], y: &mut [u8; 16], buf: &mut [u8]) -> usize {
+fn seal512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [u8]) -> Steps {
     let rk = vaes512::load_keys(&k.enc);
     let hp = powers512(g);
     let rev = vaes512::rev();
     let mut c = vaes512::counters(ctr);
-    let mut acc = pclmul::load(y);
+    let mut acc = acc;
     let enc = |cur: &mut [u8]| {
         vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[..STEP]);
         vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[STEP..]);
     };
     let hash = |prev: &[u8]| acc = hash512(&hp, rev, acc, prev);
-    let done = pipelined::<WIDE>(buf, enc, hash);
-    *y = pclmul::store(acc);
-    done
+    let done = pipelined::<WIDE>(buf, true, enc, hash);
+    (done, acc)
 }
 
 /// Decryption, 512-bit registers: 32 blocks hashed and decrypted per step.
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn open512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], y: &mut [u8; 16], buf: &mut [u8]) -> usize {
+fn open512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [u8]) -> Steps {
     let rk = vaes512::load_keys(&k.enc);
     let hp = powers512(g);
     let rev = vaes512::rev();
     let mut c = vaes512::counters(ctr);
-    let mut acc = pclmul::load(y);
+    let mut acc = acc;
     let mut steps = buf.chunks_exact_mut(WIDE);
     for cur in &mut steps {
         acc = hash512(&hp, rev, acc, cur);
         vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[..STEP]);
         vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[STEP..]);
     }
-    *y = pclmul::store(acc);
-    buf.len() / WIDE * WIDE
+    (buf.len() / WIDE * WIDE, acc)
 }
 
-/// Hash the whole steps of the ciphertext `buf` into the GHASH state `y`
-/// and decrypt them in place from counter block `ctr`, in one pass;
-/// returns the bytes done (a multiple of 256; the caller does the rest).
+/// How a message's AAD is hashed: with the leftover text and the length
+/// block in one aggregation when it all fits (no whole step, at most 17
+/// blocks in all), else first, on its own.
+fn aad_joins_tail(aad: usize, text: usize) -> bool {
+    text < STEP && aad.div_ceil(16) + text.div_ceil(16) < TAIL / 16
+}
+
+/// Write the blocks of the last aggregation after the held step into `t`:
+/// the AAD if it joins, the leftover text zero-padded, the length block.
+/// Returns their length.
+#[inline]
+fn tail_blocks(t: &mut [u8; TAIL], aad: &[u8], joined: bool, rest: &[u8], text: usize) -> usize {
+    let mut at = 0;
+    if joined {
+        t[..aad.len()].copy_from_slice(aad);
+        at = aad.len().next_multiple_of(16);
+    }
+    t[at..at + rest.len()].copy_from_slice(rest);
+    at += rest.len().next_multiple_of(16);
+    t[at..at + 8].copy_from_slice(&((aad.len() as u64) * 8).to_be_bytes());
+    t[at + 8..at + 16].copy_from_slice(&((text as u64) * 8).to_be_bytes());
+    at + 16
+}
+
+/// Bytes of [`tail_blocks`]'s buffer: a leftover of up to 16 blocks and the
+/// length block.
+const TAIL: usize = 16 * 17;
+
+/// The full tag: the hash state's bytes XOR E(K, J0).
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn tag_of(acc: __m128i, ek0: __m256i) -> [u8; 16] {
+    let t = _mm_xor_si128(pclmul::bswap(acc), _mm256_castsi256_si128(ek0));
+    let mut out = [0u8; 16];
+    // SAFETY: 16-byte store into a 16-byte array.
+    unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), t) };
+    out
+}
+
+/// E(K, J0) in both halves of a register, started first so that its
+/// rounds run beside everything after.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn ek0(rk: &[__m256i; 15], nr: usize, j0: &[u8; 16]) -> __m256i {
+    // SAFETY: 16-byte load from a 16-byte array.
+    let mut b = [_mm256_broadcastsi128_si256(unsafe {
+        _mm_loadu_si128(j0.as_ptr().cast())
+    })];
+    vaes::rounds(rk, nr, &mut b, false);
+    b[0]
+}
+
+/// XOR the keystream of the leftover `rest` (under 256 bytes) from
+/// counter `c` into it, all its pairs in one batch.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn leftover(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: &mut [u8]) {
+    if rest.is_empty() {
+        return;
+    }
+    let mut ks = [0u8; STEP];
+    vaes::keystream(rk, nr, c, None, rest.len().div_ceil(32), &mut ks);
+    rest.iter_mut().zip(ks).for_each(|(x, k)| *x ^= k);
+}
+
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn seal_inner(
+    wide: bool,
+    k: &Keys,
+    g: &vpclmul::Key,
+    j0: &[u8; 16],
+    aad: &[u8],
+    buf: &mut [u8],
+) -> [u8; 16] {
+    let rk = vaes::enc_keys(k);
+    let ek0 = ek0(&rk, k.rounds, j0);
+    let text = buf.len();
+    let joined = aad_joins_tail(aad.len(), text);
+    let mut acc = _mm_setzero_si128();
+    if !joined {
+        acc = vpclmul::absorb_padded(g, acc, aad);
+    }
+    let ctr = add32(j0, 1);
+    // `done` bytes encrypted, of which the last `held` not yet hashed.
+    let (mut done, mut held);
+    (done, acc) = if wide {
+        // SAFETY: `wide` is set only with the Vaes512 token: the CPU has
+        // AVX-512F/BW besides this function's features.
+        unsafe { seal512(k, g, &ctr, acc, buf) }
+    } else {
+        seal256(k, g, &ctr, acc, buf)
+    };
+    held = if wide || done == 0 { 0 } else { STEP };
+    let mut c = vaes::counters(&add32(&ctr, done / 16));
+    if text - done >= STEP {
+        // After 512-byte steps: one more 256-byte one.
+        vaes::ctr256(&rk, k.rounds, &mut c, &mut buf[done..done + STEP]);
+        done += STEP;
+        held = STEP;
+    }
+    let (head, rest) = buf.split_at_mut(done);
+    leftover(&rk, k.rounds, &mut c, rest);
+    let mut t = [0u8; TAIL];
+    let n = tail_blocks(&mut t, aad, joined, rest, text);
+    acc = vpclmul::tail(g, acc, &head[done - held..], &t[..n]);
+    tag_of(acc, ek0)
+}
+
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn open_inner(
+    wide: bool,
+    k: &Keys,
+    g: &vpclmul::Key,
+    j0: &[u8; 16],
+    aad: &[u8],
+    buf: &mut [u8],
+    tag: &[u8],
+) -> Result<(), AuthError> {
+    let rk = vaes::enc_keys(k);
+    let ek0 = ek0(&rk, k.rounds, j0);
+    let text = buf.len();
+    let joined = aad_joins_tail(aad.len(), text);
+    let mut acc = _mm_setzero_si128();
+    if !joined {
+        acc = vpclmul::absorb_padded(g, acc, aad);
+    }
+    let ctr = add32(j0, 1);
+    // `done` bytes hashed and decrypted; the next step, if whole, is held
+    // for the last aggregation and decrypted once the tag verifies.
+    let done;
+    (done, acc) = if wide {
+        // SAFETY: as in `seal_inner`.
+        unsafe { open512(k, g, &ctr, acc, buf) }
+    } else {
+        open256(k, g, &ctr, acc, buf)
+    };
+    let held = if text - done >= STEP { STEP } else { 0 };
+    let mut t = [0u8; TAIL];
+    let n = tail_blocks(&mut t, aad, joined, &buf[done + held..], text);
+    acc = vpclmul::tail(g, acc, &buf[done..done + held], &t[..n]);
+    let expect = tag_of(acc, ek0);
+    if !ct_eq_slices(&expect[..tag.len()], tag) {
+        // Put the decrypted steps back: the same keystream again.
+        vaes::ctr(k, &ctr, &mut buf[..done], true);
+        return Err(AuthError);
+    }
+    let mut c = vaes::counters(&add32(&ctr, done / 16));
+    let rest = &mut buf[done..];
+    if held > 0 {
+        vaes::ctr256(&rk, k.rounds, &mut c, &mut rest[..STEP]);
+    }
+    leftover(&rk, k.rounds, &mut c, &mut rest[held..]);
+    Ok(())
+}
+
+/// The key material of the one-pass code: the AES round keys at a VAES
+/// width and the GHASH powers (the tokens prove the CPU runs them).
+#[derive(Clone, Copy)]
+pub struct KeyRefs<'a> {
+    pub w: Width,
+    /// Proof of VPCLMULQDQ (the Width's VAES token does not imply it).
+    pub u: Vpclmul,
+    pub k: &'a Keys,
+    pub g: &'a vpclmul::Key,
+}
+
+/// Encrypt `buf` in place and return the full 16-byte tag, for the
+/// message whose pre-counter block is `j0`.
+pub fn seal(keys: KeyRefs, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    let KeyRefs { w, u, k, g } = keys;
+    let _ = u;
+    // SAFETY: the tokens exist only when the CPU has VAES, AVX2, AES-NI,
+    // VPCLMULQDQ, PCLMULQDQ, SSSE3 (and for Zmm AVX-512F/BW).
+    unsafe { seal_inner(matches!(w, Width::Zmm(_)), k, g, j0, aad, buf) }
+}
+
+/// Verify the tag (1 to 16 bytes, checked by the caller) and decrypt `buf`
+/// in place; on a wrong tag `buf` is left as it came.
 pub fn open(
-    w: Width,
-    _u: Vpclmul,
-    k: &Keys,
-    g: &vpclmul::Key,
-    ctr: &[u8; 16],
-    y: &mut [u8; 16],
+    keys: KeyRefs,
+    j0: &[u8; 16],
+    aad: &[u8],
     buf: &mut [u8],
-) -> usize {
-    match w {
-        // SAFETY: the tokens exist only when the CPU has VAES, AVX2,
-        // AES-NI, VPCLMULQDQ, PCLMULQDQ, SSSE3 (and for Zmm AVX-512F/BW).
-        Width::Zmm(_) => unsafe { open512(k, g, ctr, y, buf) },
-        // SAFETY: as above.
-        Width::Ymm(_) => unsafe { open256(k, g, ctr, y, buf) },
-    }
-}
-
-/// Encrypt the whole 256-byte steps of `buf` in place from counter block
-/// `ctr` and absorb them into the GHASH state `y`; returns the bytes done.
-pub fn seal(
-    w: Width,
-    _u: Vpclmul,
-    k: &Keys,
-    g: &vpclmul::Key,
-    ctr: &[u8; 16],
-    y: &mut [u8; 16],
-    buf: &mut [u8],
-) -> usize {
-    match w {
-        // SAFETY: the tokens exist only when the CPU has VAES, AVX2,
-        // AES-NI, VPCLMULQDQ, PCLMULQDQ, SSSE3 (and for Zmm AVX-512F/BW).
-        Width::Zmm(_) => unsafe { seal512(k, g, ctr, y, buf) },
-        // SAFETY: as above.
-        Width::Ymm(_) => unsafe { seal256(k, g, ctr, y, buf) },
-    }
+    tag: &[u8],
+) -> Result<(), AuthError> {
+    let KeyRefs { w, u, k, g } = keys;
+    let _ = u;
+    // SAFETY: as in `seal`.
+    unsafe { open_inner(matches!(w, Width::Zmm(_)), k, g, j0, aad, buf, tag) }
 }

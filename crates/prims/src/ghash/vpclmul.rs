@@ -1,8 +1,14 @@
 //! GHASH with VPCLMULQDQ: the carry-less multiply on 256-bit registers, two
 //! blocks per register, sixteen blocks aggregated per step:
 //! Y' = (Y+X1)·H^16 + X2·H^15 + ... + X16·H, the sixteen 256-bit products
-//! summed and reduced once (the reduction of the PCLMULQDQ variant).
-//! Fewer than sixteen blocks go to the PCLMULQDQ code. Constant time.
+//! summed and reduced once (the reduction of the PCLMULQDQ variant). Each
+//! product takes three multiplies, not four (Karatsuba: the middle term is
+//! (x_lo+x_hi)(h_lo+h_hi) + lo + hi, with h_lo+h_hi kept with the key and
+//! the lo and hi added once per step), as the Linux kernel's and
+//! BoringSSL's VAES/AVX2 GCM do: VPCLMULQDQ on 256 bits issues once every
+//! two cycles on AMD Zen 3, so the multiplies set GHASH's pace. Up to 32
+//! blocks left over are absorbed with one reduction too ([`tail`]), the
+//! powers read from where their blocks lie from the end. Constant time.
 
 use super::pclmul;
 use crate::cpu::Vpclmul;
@@ -13,40 +19,110 @@ pub const STEP: usize = 256;
 
 #[derive(Clone)]
 pub struct Key {
-    small: pclmul::Key,
-    /// H^32, H^31, ..., H^1, byte-reversed like the PCLMULQDQ variant's
-    /// values. The 256-bit code reads H^16..H^1 (register i at byte
-    /// 256+32i, H^(16-2i) in its low half); the stitched 512-bit GCM reads
-    /// all 32 (register i at byte 64i, H^(32-4i) lowest).
-    pub(crate) powers: [u8; 512],
+    /// H^48, H^47, ..., H^1, byte-reversed like the PCLMULQDQ variant's
+    /// values, then 16 zero bytes: H^j at byte [`at`]`(j)`. The 256-bit
+    /// code reads H^16..H^1 (register i at at(16)+32i, H^(16-2i) in its low
+    /// half); the stitched 512-bit GCM reads H^32..H^1 (register i at
+    /// at(32)+64i, H^(32-4i) lowest); [`tail`] reads pairs at any block
+    /// offset (a lone last block beside the zeros).
+    pub(crate) powers: [u8; POWERS],
+    /// For each power above, h_lo+h_hi in both 64-bit halves (Karatsuba's
+    /// middle factor), at the same offsets.
+    xpowers: [u8; POWERS],
+}
+
+/// The most blocks one aggregation takes ([`tail`]): a last 256-byte step,
+/// a leftover of up to 16 blocks and the length block, or a short
+/// message's AAD, text and length block.
+pub(crate) const MAX_BLOCKS: usize = 48;
+
+/// Bytes of a power table: the powers and a zero slot.
+const POWERS: usize = 16 * (MAX_BLOCKS + 1);
+
+/// Where H^j (1 ≤ j ≤ MAX_BLOCKS) lies in the power tables.
+pub(crate) const fn at(j: usize) -> usize {
+    16 * (MAX_BLOCKS - j)
 }
 
 #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
 fn new_key(t: Vpclmul, h: &[u8; 16]) -> Key {
     let h1 = pclmul::load(h);
-    let mut p = [h1; 32];
-    for i in 1..32 {
+    let mut p = [h1; MAX_BLOCKS];
+    for i in 1..MAX_BLOCKS {
         p[i] = pclmul::mul(p[i - 1], h1);
     }
-    let mut powers = [0u8; 512];
-    for (j, o) in powers.chunks_exact_mut(16).enumerate() {
-        // SAFETY: 16-byte store into a 16-byte chunk.
-        unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), p[31 - j]) };
+    let mut powers = [0u8; POWERS];
+    let mut xpowers = [0u8; POWERS];
+    for (j, (o, x)) in powers
+        .chunks_exact_mut(16)
+        .zip(xpowers.chunks_exact_mut(16))
+        .take(MAX_BLOCKS)
+        .enumerate()
+    {
+        let v = p[MAX_BLOCKS - 1 - j];
+        let halves = _mm_xor_si128(v, _mm_shuffle_epi32::<0x4e>(v));
+        // SAFETY: 16-byte stores into 16-byte chunks.
+        unsafe {
+            _mm_storeu_si128(o.as_mut_ptr().cast(), v);
+            _mm_storeu_si128(x.as_mut_ptr().cast(), halves);
+        }
     }
-    Key {
-        small: pclmul::Key::new(t.pclmul(), h),
-        powers,
+    let _ = t;
+    Key { powers, xpowers }
+}
+
+/// The two powers (and their Karatsuba factors) at byte `at` of the tables.
+#[inline]
+#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+fn power_pair(k: &Key, at: usize) -> (__m256i, __m256i) {
+    assert!(at + 32 <= POWERS);
+    // SAFETY: 32-byte loads inside both tables (checked above).
+    unsafe {
+        (
+            _mm256_loadu_si256(k.powers.as_ptr().add(at).cast()),
+            _mm256_loadu_si256(k.xpowers.as_ptr().add(at).cast()),
+        )
     }
 }
 
-/// The key's powers in registers.
-#[inline]
-#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-pub(crate) fn powers(k: &Key) -> [__m256i; 8] {
-    // SAFETY: unaligned 32-byte loads inside the 512-byte array.
-    core::array::from_fn(|i| unsafe {
-        _mm256_loadu_si256(k.powers[256 + 32 * i..].as_ptr().cast())
-    })
+/// The low, Karatsuba-middle and high products of two blocks' sums.
+#[derive(Clone, Copy)]
+pub(crate) struct Sums {
+    lo: __m256i,
+    mid: __m256i,
+    hi: __m256i,
+}
+
+impl Sums {
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn new() -> Sums {
+        let z = _mm256_setzero_si256();
+        Sums {
+            lo: z,
+            mid: z,
+            hi: z,
+        }
+    }
+
+    /// Add the products of the two (byte-reversed) blocks `x` by the two
+    /// powers `h`, whose Karatsuba factors are `hx`: three multiplies.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn add(&mut self, x: __m256i, (h, hx): (__m256i, __m256i)) {
+        let xx = _mm256_xor_si256(x, _mm256_shuffle_epi32::<0x4e>(x));
+        self.lo = _mm256_xor_si256(self.lo, _mm256_clmulepi64_epi128::<0x00>(x, h));
+        self.hi = _mm256_xor_si256(self.hi, _mm256_clmulepi64_epi128::<0x11>(x, h));
+        self.mid = _mm256_xor_si256(self.mid, _mm256_clmulepi64_epi128::<0x00>(xx, hx));
+    }
+
+    /// The reduced sum: the new hash state.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn reduce(self) -> __m128i {
+        let mid = _mm256_xor_si256(self.mid, _mm256_xor_si256(self.lo, self.hi));
+        finish(self.lo, mid, self.hi)
+    }
 }
 
 /// Reverses the bytes of each 128-bit half (the blocks' byte order to the
@@ -77,42 +153,73 @@ pub(crate) fn finish(lo: __m256i, mid: __m256i, hi: __m256i) -> __m128i {
 /// Absorb the 256 bytes at `blocks` into the (byte-reversed) state `acc`.
 #[inline]
 #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-pub(crate) fn step(h: &[__m256i; 8], acc: __m128i, blocks: &[u8]) -> __m128i {
+pub(crate) fn step(k: &Key, acc: __m128i, blocks: &[u8]) -> __m128i {
     assert!(blocks.len() >= STEP);
     let rev = rev256();
     let p = blocks.as_ptr();
-    let mut lo = _mm256_setzero_si256();
-    let mut mid = lo;
-    let mut hi = lo;
-    for (i, k) in h.iter().enumerate() {
+    let mut sums = Sums::new();
+    for i in 0..STEP / 32 {
         // SAFETY: 32-byte load inside the STEP bytes checked above.
         let mut x = _mm256_shuffle_epi8(unsafe { _mm256_loadu_si256(p.add(32 * i).cast()) }, rev);
         if i == 0 {
             x = _mm256_xor_si256(x, _mm256_zextsi128_si256(acc));
         }
-        lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128::<0x00>(x, *k));
-        hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128::<0x11>(x, *k));
-        mid = _mm256_xor_si256(
-            mid,
-            _mm256_xor_si256(
-                _mm256_clmulepi64_epi128::<0x01>(x, *k),
-                _mm256_clmulepi64_epi128::<0x10>(x, *k),
-            ),
-        );
+        sums.add(x, power_pair(k, at(16) + 32 * i));
     }
-    finish(lo, mid, hi)
+    sums.reduce()
+}
+
+/// Absorb the whole blocks of `head` (whole pairs) and then of `rest`, 1
+/// to [`MAX_BLOCKS`] in all, into `acc` with one reduction:
+/// Y' = (Y+X1)·H^r + X2·H^(r-1) + ... + Xr·H.
+#[inline]
+#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+pub(crate) fn tail(k: &Key, acc: __m128i, head: &[u8], rest: &[u8]) -> __m128i {
+    assert!(head.len().is_multiple_of(32) && rest.len().is_multiple_of(16));
+    let r = (head.len() + rest.len()) / 16;
+    assert!((1..=MAX_BLOCKS).contains(&r));
+    let rev = rev256();
+    let mut sums = Sums::new();
+    for (i, pair) in head.chunks(32).chain(rest.chunks(32)).enumerate() {
+        let x = if pair.len() == 32 {
+            // SAFETY: 32-byte load from a 32-byte chunk.
+            unsafe { _mm256_loadu_si256(pair.as_ptr().cast()) }
+        } else {
+            // A lone last block: its power H^1 sits beside the zero slot.
+            // SAFETY: 16-byte load from a 16-byte chunk.
+            _mm256_zextsi128_si256(unsafe { _mm_loadu_si128(pair.as_ptr().cast()) })
+        };
+        let mut x = _mm256_shuffle_epi8(x, rev);
+        if i == 0 {
+            x = _mm256_xor_si256(x, _mm256_zextsi128_si256(acc));
+        }
+        // Block 2i lies r-2i blocks from the end.
+        sums.add(x, power_pair(k, at(r - 2 * i)));
+    }
+    sums.reduce()
+}
+
+/// Absorb `data` zero-padded to whole blocks into `acc`: whole steps, then
+/// what is left with one reduction.
+#[inline]
+#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+pub(crate) fn absorb_padded(k: &Key, mut acc: __m128i, data: &[u8]) -> __m128i {
+    let mut chunks = data.chunks_exact(STEP);
+    for c in &mut chunks {
+        acc = step(k, acc, c);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; STEP];
+        last[..rest.len()].copy_from_slice(rest);
+        acc = tail(k, acc, &[], &last[..rest.len().next_multiple_of(16)]);
+    }
+    acc
 }
 
 #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-fn update_inner(t: Vpclmul, k: &Key, y: &mut [u8; 16], blocks: &[u8]) {
-    let h = powers(k);
-    let mut acc = pclmul::load(y);
-    let mut chunks = blocks.chunks_exact(STEP);
-    for c in &mut chunks {
-        acc = step(&h, acc, c);
-    }
-    *y = pclmul::store(acc);
-    k.small.update(t.pclmul(), y, chunks.remainder());
+fn padded_inner(k: &Key, y: &mut [u8; 16], data: &[u8]) {
+    *y = pclmul::store(absorb_padded(k, pclmul::load(y), data));
 }
 
 impl Key {
@@ -122,17 +229,13 @@ impl Key {
         unsafe { new_key(t, h) }
     }
 
-    /// Absorb whole 16-byte blocks into the hash state `y`.
-    pub fn update(&self, t: Vpclmul, y: &mut [u8; 16], blocks: &[u8]) {
-        if blocks.len() < STEP {
-            return self.small_update(t, y, blocks);
+    /// Absorb `data` zero-padded to whole blocks, the leftover blocks and
+    /// the padded last one with a single reduction.
+    pub fn update_padded(&self, _t: Vpclmul, y: &mut [u8; 16], data: &[u8]) {
+        if data.is_empty() {
+            return;
         }
         // SAFETY: as in `new`.
-        unsafe { update_inner(t, self, y, blocks) }
-    }
-
-    /// Absorb fewer than sixteen blocks (the PCLMULQDQ code).
-    pub fn small_update(&self, t: Vpclmul, y: &mut [u8; 16], blocks: &[u8]) {
-        self.small.update(t.pclmul(), y, blocks);
+        unsafe { padded_inner(self, y, data) }
     }
 }
