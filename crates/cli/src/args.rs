@@ -212,8 +212,9 @@ pub struct SpeedArgs {
     /// mask), all, or a list [default: on; run: both].
     #[arg(long, value_name = "HW")]
     pub hw: Option<String>,
-    /// Seconds of sampling per point [default: 0.5; run 0.2; 0.08 with --quick (run 0.04);
-    /// latency 0.05, 0.01 with --quick].
+    /// Seconds of sampling per point and implementation (those of one algorithm sample in
+    /// turn) [default: 0.5; run 0.2; 0.08 with --quick (run 0.04); latency 0.05, 0.01 with
+    /// --quick].
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub time: Option<String>,
     /// Exact number of samples per point, instead of --time [default: none: as many as --time
