@@ -21,8 +21,17 @@ pub struct ChaCha20Poly1305 {
 
 const ZEROS: [u8; 16] = [0; 16];
 
-/// The keystream one eight-block call makes: a message of up to 448 bytes
-/// gets its one-time key and its keystream from it.
+/// The last Poly1305 block of ChaCha20-Poly1305: the AAD's and the
+/// ciphertext's lengths, little-endian.
+fn lens(aad: usize, ct: usize) -> [u8; 16] {
+    let mut l = [0u8; 16];
+    l[..8].copy_from_slice(&(aad as u64).to_le_bytes());
+    l[8..].copy_from_slice(&(ct as u64).to_le_bytes());
+    l
+}
+
+/// The keystream one eight-block call makes: a message gets its one-time
+/// key and up to 448 bytes of its keystream from it.
 const SHORT_KEYSTREAM: usize = 512;
 
 impl ChaCha20Poly1305 {
@@ -51,20 +60,35 @@ impl ChaCha20Poly1305 {
     }
 
     /// How many keystream bytes (blocks 0, 1, …) one call of the variant
-    /// makes for a short message of `len` bytes, if the one-time key and
-    /// the message's keystream come from one vector call: two blocks or
-    /// four (AVX2's horizontal layout), four (SSE2) or eight (AVX2's
-    /// vertical layout, AVX-512); none for the portable code, which gains
-    /// nothing from it.
-    fn short_span(&self, len: usize) -> Option<usize> {
+    /// makes first, for a message of `len` bytes: the one-time key and the
+    /// message's first `span` − 64 bytes of keystream come from one vector
+    /// call, the rest (if any) from block `span`/64 on. Two, four or six
+    /// blocks (AVX2's horizontal layout) for short messages, else the
+    /// variant's own width: four (SSE2), eight (AVX2's vertical layout,
+    /// AVX-512). None for the portable code, which gains nothing from it
+    /// (its one-time key is a block of its own).
+    fn first_span(&self, len: usize) -> Option<usize> {
         let need = 64 + len;
         match self.chacha.name() {
             "portable" => None,
             "avx2" if need <= 128 => Some(128),
             _ if need <= 256 => Some(256),
-            "sse2" => None,
-            _ if need <= SHORT_KEYSTREAM => Some(SHORT_KEYSTREAM),
-            _ => None,
+            "sse2" => Some(256),
+            "avx2" if need <= 384 => Some(384),
+            _ => Some(SHORT_KEYSTREAM),
+        }
+    }
+
+    /// XOR the keystream from block 1 into `buf`: its first bytes from
+    /// `ks` (blocks 0.. of the first call), the rest from block
+    /// `span`/64 on.
+    fn xor_after_first(&self, nonce: &[u8; 12], ks: &[u8], span: usize, buf: &mut [u8]) {
+        let head = buf.len().min(span - 64);
+        let (first, rest) = buf.split_at_mut(head);
+        first.iter_mut().zip(&ks[64..]).for_each(|(b, k)| *b ^= k);
+        if !rest.is_empty() {
+            self.chacha
+                .xor_keystream(&self.key, (span / 64) as u32, nonce, rest);
         }
     }
 
@@ -91,15 +115,21 @@ impl ChaCha20Poly1305 {
         };
         #[cfg(not(target_arch = "x86_64"))]
         let poly = self.poly;
+        if let Poly1305::Radix64 = poly {
+            // Whole padded blocks straight into the scalar code, without
+            // its buffer.
+            let mut mac = crate::poly1305::radix64::Poly1305::new(otk);
+            mac.padded(aad);
+            mac.padded(ct);
+            mac.blocks(&lens(aad.len(), ct.len()));
+            return mac.finalize();
+        }
         let mut mac = poly.start(otk);
         mac.update(aad);
         mac.update(&ZEROS[..(16 - aad.len() % 16) % 16]);
         mac.update(ct);
         mac.update(&ZEROS[..(16 - ct.len() % 16) % 16]);
-        let mut lens = [0u8; 16];
-        lens[..8].copy_from_slice(&(aad.len() as u64).to_le_bytes());
-        lens[8..].copy_from_slice(&(ct.len() as u64).to_le_bytes());
-        mac.update(&lens);
+        mac.update(&lens(aad.len(), ct.len()));
         mac.finalize()
     }
 
@@ -119,10 +149,11 @@ impl ChaCha20Poly1305 {
         if let Some(t) = self.stitched(buf.len()) {
             return stitched::seal(t, &self.key, nonce, aad, buf);
         }
-        if let Some(span) = self.short_span(buf.len()) {
-            // One vector call makes the one-time key and the keystream.
+        if let Some(span) = self.first_span(buf.len()) {
+            // One vector call makes the one-time key and the first of the
+            // keystream.
             let ks = self.short_keystream(nonce, span);
-            buf.iter_mut().zip(&ks[64..]).for_each(|(b, k)| *b ^= k);
+            self.xor_after_first(nonce, &ks, span, buf);
             let otk: [u8; 32] = ks[..32].try_into().expect("32 bytes");
             return self.mac(&otk, aad, buf);
         }
@@ -143,13 +174,13 @@ impl ChaCha20Poly1305 {
         if let Some(t) = self.stitched(buf.len()) {
             return stitched::open(t, &self.key, nonce, aad, buf, tag);
         }
-        if let Some(span) = self.short_span(buf.len()) {
+        if let Some(span) = self.first_span(buf.len()) {
             let ks = self.short_keystream(nonce, span);
             let otk: [u8; 32] = ks[..32].try_into().expect("32 bytes");
             if !ct_eq(&self.mac(&otk, aad, buf), tag) {
                 return Err(AuthError);
             }
-            buf.iter_mut().zip(&ks[64..]).for_each(|(b, k)| *b ^= k);
+            self.xor_after_first(nonce, &ks, span, buf);
             return Ok(());
         }
         let expect = self.tag(nonce, aad, buf);
@@ -250,25 +281,29 @@ mod tests {
 
     #[test]
     fn short_and_long_paths_agree_at_every_length() {
-        // The short path (one vector call for the one-time key and the
-        // keystream) up to 448 bytes, the long one beyond, the stitched one
-        // from 512 (AVX2 with radix64): every variant
-        // pair gives the portable/radix26 result around both limits.
+        // The first vector call (the one-time key and the first of the
+        // keystream) and the rest after it, the stitched path from 512
+        // (AVX2 with radix64): every variant pair gives the
+        // portable/radix26 result around every limit.
         let key = [0x42u8; 32];
         let nonce = [7u8; 12];
         let data: Vec<u8> = (0..4200).map(|i| (i * 7 + 3) as u8).collect();
         let reference = ChaCha20Poly1305::new(&key, ChaCha20::Portable, Poly1305::Radix26);
-        // Around the short limits (64 and 192: AVX2's two and four
-        // horizontal blocks; 448), and the stitched path's 512-byte chunks
-        // (one, two, with and without a tail).
+        // Around the first call's limits (64, 192 and 320: AVX2's two, four
+        // and six horizontal blocks; 448: eight vertical ones), the rest's
+        // 512-byte chunks after those 448 bytes, and the stitched path's
+        // 512-byte chunks (one, two, with and without a tail).
         let lens = (0..=600usize)
             .filter(|l| {
                 l % 13 == 0
                     || (60..=70).contains(l)
                     || (180..=200).contains(l)
+                    || (310..=330).contains(l)
                     || (440..=520).contains(l)
             })
-            .chain([1023, 1024, 1025, 1536, 2061, 4099]);
+            .chain([
+                959, 960, 961, 1023, 1024, 1025, 1472, 1473, 1536, 2061, 4099,
+            ]);
         for len in lens {
             let aad = &data[..len % 40];
             let mut want = data[..len].to_vec();

@@ -42,10 +42,7 @@ fn start(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8]) -> Mac {
 fn finish(mut mac: Mac, tail: &[u8], aad_len: usize, ct_len: usize) -> [u8; 16] {
     mac.update(tail);
     mac.update(&ZEROS[..(16 - ct_len % 16) % 16]);
-    let mut lens = [0u8; 16];
-    lens[..8].copy_from_slice(&(aad_len as u64).to_le_bytes());
-    lens[8..].copy_from_slice(&(ct_len as u64).to_le_bytes());
-    mac.update(&lens);
+    mac.update(&super::lens(aad_len, ct_len));
     mac.finalize()
 }
 

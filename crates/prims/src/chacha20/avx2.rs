@@ -213,7 +213,7 @@ fn blocks_h<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; P]) {
 }
 
 /// XOR the keystream from block `state[12]` into `buf` (at most 512 bytes)
-/// in the horizontal layout: one, two or four register sets.
+/// in the horizontal layout: one to four register sets.
 #[target_feature(enable = "avx2")]
 fn xor_short(state: &[u32; 16], buf: &mut [u8]) {
     fn xor_in<const P: usize>(ks: &[[u8; 128]; P], buf: &mut [u8]) {
@@ -239,6 +239,11 @@ fn xor_short(state: &[u32; 16], buf: &mut [u8]) {
         }
         129..=256 => {
             let mut ks = [[0u8; 128]; 2];
+            blocks_h(state, &mut ks);
+            xor_in(&ks, buf);
+        }
+        257..=384 => {
+            let mut ks = [[0u8; 128]; 3];
             blocks_h(state, &mut ks);
             xor_in(&ks, buf);
         }

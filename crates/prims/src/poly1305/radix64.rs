@@ -87,6 +87,21 @@ impl Poly1305 {
         }
     }
 
+    /// Absorb `data` zero-padded to whole blocks, as ChaCha20-Poly1305
+    /// (RFC 8439 §2.8) pads the AAD and the ciphertext; no buffer (the
+    /// buffered bytes must be none).
+    #[inline]
+    pub(crate) fn padded(&mut self, data: &[u8]) {
+        debug_assert_eq!(self.buf_len, 0);
+        let whole = data.len() / 16 * 16;
+        self.blocks(&data[..whole]);
+        if whole < data.len() {
+            let mut b = [0u8; 16];
+            b[..data.len() - whole].copy_from_slice(&data[whole..]);
+            self.block(&b, 1);
+        }
+    }
+
     pub fn update(&mut self, data: &[u8]) {
         let (mut buf, mut len) = (self.buf, self.buf_len);
         super::buffered(&mut buf, &mut len, data, |b| self.block(b, 1));
