@@ -255,17 +255,22 @@ fn xor_short(state: &[u32; 16], buf: &mut [u8]) {
     }
 }
 
-/// XOR the keystream from block `counter` into `buf`.
+/// XOR the keystream from block `counter` into `buf`. The tail after the
+/// 512-byte chunks goes first: a short horizontal call is one long chain
+/// of dependent steps, and issued before the vertical chunks (wide and
+/// independent) it runs beside them instead of after them.
 pub fn xor_keystream(_token: Avx2, key: &[u8; 32], counter: u32, nonce: &[u8; 12], buf: &mut [u8]) {
     let mut st = portable::init_state(key, counter, nonce);
-    let mut chunks = buf.chunks_exact_mut(512);
-    for chunk in &mut chunks {
+    let whole = buf.len() / 512 * 512;
+    let (chunks, rest) = buf.split_at_mut(whole);
+    let mut tail_st = st;
+    tail_st[12] = st[12].wrapping_add((whole / 64) as u32);
+    // SAFETY: the Avx2 token exists only when the CPU has AVX2.
+    unsafe { xor_short(&tail_st, rest) };
+    for chunk in chunks.chunks_exact_mut(512) {
         let chunk: &mut [u8; 512] = chunk.try_into().expect("512 bytes");
         // SAFETY: the Avx2 token exists only when the CPU has AVX2.
         unsafe { eight_blocks(&st, chunk) };
         st[12] = st[12].wrapping_add(8);
     }
-    let rest = chunks.into_remainder();
-    // SAFETY: the Avx2 token exists only when the CPU has AVX2.
-    unsafe { xor_short(&st, rest) };
 }
