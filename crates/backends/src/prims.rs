@@ -369,15 +369,12 @@ fn provider_entries() -> Vec<Entry> {
     let poly = picks(ango_prims::poly1305::VARIANTS, Poly1305::by_name);
     let aes = picks(ango_prims::aes::VARIANTS, Aes::by_name);
     let ghash = picks(ango_prims::ghash::VARIANTS, Ghash::by_name);
-    let (c_auto, a_auto, g_auto) = (
+    let (c_auto, p_auto, a_auto, g_auto) = (
         ChaCha20::auto().name(),
+        Poly1305::auto().name(),
         Aes::auto().name(),
         Ghash::auto().name(),
     );
-    let aead_auto = {
-        let (c, p) = ango_prims::aead::auto_pair();
-        (c.name(), p.name())
-    };
     let mut out = Vec::new();
     let mut push = |algo: Algorithm,
                     variant: String,
@@ -429,7 +426,7 @@ fn provider_entries() -> Vec<Entry> {
                                 chacha_aead(algo, cv, pv, key, n, t)
                             }))
                         });
-                        let auto = (c.0, p.0) == aead_auto;
+                        let auto = c.0 == c_auto && p.0 == p_auto;
                         let needs = union(ChaCha20::needs(c.0), Poly1305::needs(p.0));
                         let name = format!("chacha20/{}+poly1305/{}", c.0, p.0);
                         push(algo, name, auto, needs, make);

@@ -34,21 +34,15 @@ fn lens(aad: usize, ct: usize) -> [u8; 16] {
 /// key and up to 448 bytes of its keystream from it.
 const SHORT_KEYSTREAM: usize = 512;
 
-/// The variant pair the AEAD uses by default (`auto`): the best ChaCha20
-/// and Poly1305 of this CPU, except where the best are AVX2 ChaCha20 and
-/// the AVX2 Poly1305 (no AVX-512, no IFMA): then AVX2 ChaCha20 beside the
-/// radix-2^64 Poly1305, the stitched one-pass pair (`aead/stitched.rs`
-/// has the figures: 1.2× the separate AVX2 pair at 1 KiB, 0.94–1.05× at
-/// 16 KiB, measured side by side; below 512 bytes the two are the same
-/// code).
-pub fn auto_pair() -> (ChaCha20, Poly1305) {
-    let (c, p) = (ChaCha20::auto(), Poly1305::auto());
-    #[cfg(target_arch = "x86_64")]
-    if let (ChaCha20::Avx2(_), Poly1305::Avx2(_)) = (c, p) {
-        return (c, Poly1305::Radix64);
-    }
-    (c, p)
-}
+/// Up to this many bytes the AVX2 pair (AVX2 ChaCha20, AVX2 Poly1305)
+/// takes the stitched one-pass code (its ChaCha20 beside the radix-2^64
+/// Poly1305) from 512 bytes on, as the AVX2 Poly1305 itself runs its
+/// scalar code below 512: measured side by side on the 2-core AMD EPYC
+/// (Zen 3) it ran at 1.2× the separate pair at 1 KiB and 1.07–1.36× at
+/// 4 KiB, but at 16 KiB from 0.94× to 1.05× in one run and well behind in
+/// another (its scalar multiplies share the core with whatever else runs
+/// there), where the vector MAC is steadier.
+const STITCHED_UP_TO: usize = 4096;
 
 impl ChaCha20Poly1305 {
     pub fn new(key: &[u8; 32], chacha: ChaCha20, poly: Poly1305) -> Self {
@@ -150,11 +144,18 @@ impl ChaCha20Poly1305 {
     }
 
     /// The stitched one-pass code (AVX2 ChaCha20 beside the radix-2^64
-    /// Poly1305) for this pair and a message of `len` bytes, if it applies.
+    /// Poly1305) for this pair and a message of `len` bytes, if it applies:
+    /// always for that pair from 512 bytes, and for the AVX2 pair from 512
+    /// to [`STITCHED_UP_TO`] bytes.
     #[cfg(target_arch = "x86_64")]
     fn stitched(&self, len: usize) -> Option<crate::cpu::Avx2> {
         match (self.chacha, self.poly) {
             (ChaCha20::Avx2(t), Poly1305::Radix64) if len >= stitched::CHUNK => Some(t),
+            (ChaCha20::Avx2(t), Poly1305::Avx2(_))
+                if (stitched::CHUNK..=STITCHED_UP_TO).contains(&len) =>
+            {
+                Some(t)
+            }
             _ => None,
         }
     }
@@ -318,7 +319,7 @@ mod tests {
                     || (440..=520).contains(l)
             })
             .chain([
-                959, 960, 961, 1023, 1024, 1025, 1472, 1473, 1536, 2061, 4099,
+                959, 960, 961, 1023, 1024, 1025, 1472, 1473, 1536, 2061, 4096, 4097, 4099,
             ]);
         for len in lens {
             let aad = &data[..len % 40];

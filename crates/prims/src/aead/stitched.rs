@@ -7,17 +7,20 @@
 //! ciphertext), and a wrong tag puts the decrypted chunks back. Constant
 //! time: lengths alone decide the path.
 //!
-//! It is the pair `chacha20/avx2+poly1305/radix64`, and the `auto` pair
-//! where the CPU's best are AVX2 ChaCha20 and the AVX2 Poly1305
-//! ([`super::auto_pair`]). On the 2-core AMD EPYC (Zen 3) this runs on,
-//! measured side by side with the separate AVX2 pair (`ango speed --impl
-//! auto,chacha20/avx2+poly1305/avx2`), in MB/s: at 1 KiB 1067 against 899
-//! (decryption) and 835 against 689 (encryption); at 16 KiB 1754 against
-//! 1666 and 1527 against 1624. (An earlier reading that it was slower
-//! everywhere came from measuring the two minutes apart on a noisy
-//! machine. Making the one-time key beside the first chunk, scalar double
-//! rounds between vector ones, made the whole loop slower here, 0.67–0.79
-//! of the separate pair at 16 KiB, and was left out.)
+//! It is the pair `chacha20/avx2+poly1305/radix64` from 512 bytes, and
+//! the AVX2 pair's (the `auto` pair where there is no AVX-512) from 512 to
+//! 4096 bytes (`super::STITCHED_UP_TO` has why). On the 2-core AMD EPYC
+//! (Zen 3) this runs on, measured side by side with the separate AVX2 pair
+//! (`ango speed --impl auto,chacha20/avx2+poly1305/radix64` before the
+//! AVX2 pair took it), in MB/s: at 1 KiB 1067 against 899 (decryption) and
+//! 835 against 689 (encryption); at 4 KiB 1587 against 1164 and 1554
+//! against 1449; at 16 KiB 1754 against 1666 and 1527 against 1624, but
+//! in a later run of every library it reached only 0.66× OpenSSL at 16 KiB
+//! (encryption), where the separate pair had reached 0.8×. (An earlier
+//! reading that it was slower everywhere came from measuring the two
+//! minutes apart on a noisy machine. Making the one-time key beside the
+//! first chunk, scalar double rounds between vector ones, made the loop
+//! slower here and was left out.)
 
 use super::{AuthError, ZEROS};
 use crate::chacha20::{avx2, portable};
