@@ -408,16 +408,13 @@ fn run_local(
                         })
                         .collect()
                 } else {
-                    let kept = match measure_steadiest(
-                        &backends,
+                    let at = Point {
                         a,
                         op,
                         size,
-                        spec.aad,
-                        &plan,
-                        cc,
-                        spec.retries,
-                    ) {
+                        aad: spec.aad,
+                    };
+                    let kept = match measure_steadiest(&backends, at, &plan, cc, spec.retries) {
                         Ok(kept) => kept,
                         Err(MeasureError::Interrupted) => {
                             outcome.interrupted = true;
@@ -556,18 +553,14 @@ pub type Steadiest = (measure::Measured, Vec<(f64, f64)>);
 /// other. Returns, per backend in order, the attempt with the lowest robust
 /// CV and every attempt's (median ns, robust CV), or the error that ended
 /// its measurement (a backend that fails does not stop the others).
-#[allow(clippy::too_many_arguments)]
 pub fn measure_steadiest(
     group: &[&dyn Backend],
-    a: Algorithm,
-    op: Operation,
-    size: usize,
-    aad_len: usize,
+    at: Point,
     plan: &Plan,
     cc: &CycleCounter,
     retries: usize,
 ) -> std::result::Result<Vec<Result<Steadiest>>, MeasureError<Error>> {
-    let mut kept: Vec<Result<Steadiest>> = measure_group(group, a, op, size, aad_len, plan, cc)?
+    let mut kept: Vec<Result<Steadiest>> = measure_group(group, at, plan, cc)?
         .into_iter()
         .map(|r| r.map(|m| (m.clone(), vec![(m.ns.median, m.ns.robust_cv)])))
         .collect();
@@ -579,10 +572,7 @@ pub fn measure_steadiest(
             break;
         }
         let sub: Vec<&dyn Backend> = again.iter().map(|&i| group[i]).collect();
-        for (r, &i) in measure_group(&sub, a, op, size, aad_len, plan, cc)?
-            .into_iter()
-            .zip(&again)
-        {
+        for (r, &i) in measure_group(&sub, at, plan, cc)?.into_iter().zip(&again) {
             let (best, attempts) = kept[i].as_mut().expect("only measured ones are retried");
             match r {
                 Ok(m) => {
@@ -598,19 +588,25 @@ pub fn measure_steadiest(
     Ok(kept)
 }
 
+/// A point of the study: algorithm, operation, message and AAD bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Point {
+    pub a: Algorithm,
+    pub op: Operation,
+    pub size: usize,
+    pub aad: usize,
+}
+
 /// One attempt at a point for every backend of `group`, side by side.
 fn measure_group(
     group: &[&dyn Backend],
-    a: Algorithm,
-    op: Operation,
-    size: usize,
-    aad_len: usize,
+    at: Point,
     plan: &Plan,
     cc: &CycleCounter,
 ) -> std::result::Result<Vec<Result<measure::Measured>>, MeasureError<Error>> {
     let prepared: Vec<Result<PointOp>> = group
         .iter()
-        .map(|&b| prepare_point(b, a, op, size, aad_len))
+        .map(|&b| prepare_point(b, at.a, at.op, at.size, at.aad))
         .collect();
     let mut ops = Vec::new();
     let mut failed = Vec::new();
@@ -947,8 +943,6 @@ mod tests {
     use ango_core::Unavailable;
     use std::time::{Duration, Instant};
 
-    /// A backend whose AEAD takes 2 µs or 40 µs in turn: always noisy.
-    struct Jittery;
     struct JitteryAead(u64);
 
     impl Aead for JitteryAead {
@@ -971,9 +965,12 @@ mod tests {
         }
     }
 
-    impl Backend for Jittery {
+    /// A test backend named `0` whose AEAD instances `1` makes.
+    struct Fake(&'static str, fn() -> Box<dyn Aead>);
+
+    impl Backend for Fake {
         fn name(&self) -> &'static str {
-            "jittery"
+            self.0
         }
         fn version(&self) -> String {
             "test".into()
@@ -985,12 +982,17 @@ mod tests {
             "test".into()
         }
         fn aead(&self, _: Algorithm, _: &[u8], _: usize, _: usize) -> Result<Box<dyn Aead>> {
-            Ok(Box::new(JitteryAead(1)))
+            Ok((self.1)())
         }
         fn cipher(&self, _: Algorithm, _: &[u8]) -> Result<Box<dyn Cipher>> {
             Err(Error::usage("no ciphers"))
         }
     }
+
+    /// Takes 2 µs or 40 µs in turn: always noisy.
+    const JITTERY: Fake = Fake("jittery", || Box::new(JitteryAead(1)));
+    /// Always the same few nanoseconds.
+    const STEADY: Fake = Fake("steady", || Box::new(SteadyAead));
 
     fn plan() -> Plan {
         Plan {
@@ -1004,12 +1006,16 @@ mod tests {
     fn jittery(retries: usize) -> Steadiest {
         let cc = CycleCounter::open();
         let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
-        let mut out = measure_steadiest(&[&Jittery], a, op, 64, 13, &plan(), &cc, retries).unwrap();
+        let at = Point {
+            a,
+            op,
+            size: 64,
+            aad: 13,
+        };
+        let mut out = measure_steadiest(&[&JITTERY], at, &plan(), &cc, retries).unwrap();
         out.remove(0).unwrap()
     }
 
-    /// A backend whose AEAD always takes the same few nanoseconds.
-    struct Steady;
     struct SteadyAead;
 
     impl Aead for SteadyAead {
@@ -1023,33 +1029,18 @@ mod tests {
         }
     }
 
-    impl Backend for Steady {
-        fn name(&self) -> &'static str {
-            "steady"
-        }
-        fn version(&self) -> String {
-            "test".into()
-        }
-        fn availability(&self, _: Algorithm, _: Hw) -> Result<(), Unavailable> {
-            Ok(())
-        }
-        fn implementation(&self, _: Algorithm, _: Hw) -> String {
-            "test".into()
-        }
-        fn aead(&self, _: Algorithm, _: &[u8], _: usize, _: usize) -> Result<Box<dyn Aead>> {
-            Ok(Box::new(SteadyAead))
-        }
-        fn cipher(&self, _: Algorithm, _: &[u8]) -> Result<Box<dyn Cipher>> {
-            Err(Error::usage("no ciphers"))
-        }
-    }
-
     #[test]
     fn a_group_is_measured_side_by_side_and_only_its_noisy_members_again() {
         let cc = CycleCounter::open();
         let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
-        let group: [&dyn Backend; 2] = [&Steady, &Jittery];
-        let out = measure_steadiest(&group, a, op, 64, 13, &plan(), &cc, 2).unwrap();
+        let group: [&dyn Backend; 2] = [&STEADY, &JITTERY];
+        let at = Point {
+            a,
+            op,
+            size: 64,
+            aad: 13,
+        };
+        let out = measure_steadiest(&group, at, &plan(), &cc, 2).unwrap();
         let (steady, jittery) = (out[0].as_ref().unwrap(), out[1].as_ref().unwrap());
         assert_eq!(steady.0.sample_ns.len(), 30);
         assert_eq!(jittery.1.len(), 3, "{:?}", jittery.1);
@@ -1096,7 +1087,7 @@ mod tests {
         let mut sink = crate::event::VecSink::default();
         let out = run_local(
             &spec,
-            &[&Jittery],
+            &[&JITTERY],
             Hw::On,
             Algorithm::Aes128Gcm,
             &cc,

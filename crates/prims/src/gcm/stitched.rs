@@ -244,6 +244,39 @@ fn leftover(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: &mut [u8]) {
     rest.iter_mut().zip(ks).for_each(|(x, k)| *x ^= k);
 }
 
+/// What sealing and opening start from.
+struct Begun {
+    rk: [__m256i; 15],
+    /// E(K, J0), its rounds started first.
+    ek0: __m256i,
+    text: usize,
+    /// The AAD joins the last aggregation (else it is in `acc` already).
+    joined: bool,
+    acc: __m128i,
+    /// The first counter block of the text.
+    ctr: [u8; 16],
+}
+
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn begin(k: &Keys, g: &vpclmul::Key, j0: &[u8; 16], aad: &[u8], text: usize) -> Begun {
+    let rk = vaes::enc_keys(k);
+    let ek0 = ek0(&rk, k.rounds, j0);
+    let joined = aad_joins_tail(aad.len(), text);
+    let mut acc = _mm_setzero_si128();
+    if !joined {
+        acc = vpclmul::absorb_padded(g, acc, aad);
+    }
+    Begun {
+        rk,
+        ek0,
+        text,
+        joined,
+        acc,
+        ctr: add32(j0, 1),
+    }
+}
+
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
 fn seal_inner(
     wide: bool,
@@ -253,15 +286,9 @@ fn seal_inner(
     aad: &[u8],
     buf: &mut [u8],
 ) -> [u8; 16] {
-    let rk = vaes::enc_keys(k);
-    let ek0 = ek0(&rk, k.rounds, j0);
-    let text = buf.len();
-    let joined = aad_joins_tail(aad.len(), text);
-    let mut acc = _mm_setzero_si128();
-    if !joined {
-        acc = vpclmul::absorb_padded(g, acc, aad);
-    }
-    let ctr = add32(j0, 1);
+    let b = begin(k, g, j0, aad, buf.len());
+    let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
+    let mut acc = b.acc;
     // `done` bytes encrypted, of which the last `held` not yet hashed.
     let (mut done, mut held);
     (done, acc) = if wide {
@@ -297,15 +324,9 @@ fn open_inner(
     buf: &mut [u8],
     tag: &[u8],
 ) -> Result<(), AuthError> {
-    let rk = vaes::enc_keys(k);
-    let ek0 = ek0(&rk, k.rounds, j0);
-    let text = buf.len();
-    let joined = aad_joins_tail(aad.len(), text);
-    let mut acc = _mm_setzero_si128();
-    if !joined {
-        acc = vpclmul::absorb_padded(g, acc, aad);
-    }
-    let ctr = add32(j0, 1);
+    let b = begin(k, g, j0, aad, buf.len());
+    let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
+    let mut acc = b.acc;
     // `done` bytes hashed and decrypted; the next step, if whole, is held
     // for the last aggregation and decrypted once the tag verifies.
     let done;
