@@ -254,24 +254,20 @@ where
     let mut turns = Vec::with_capacity(ops.len());
     let mut longest = 0f64;
     for op in ops.iter_mut() {
-        match calibrate(plan, op) {
+        let (iters, failed) = match calibrate(plan, op) {
             Ok((iters, est)) => {
                 longest = longest.max(est * iters as f64);
-                turns.push(Turn {
-                    iters,
-                    ns: Vec::new(),
-                    cycles: Vec::new(),
-                    failed: None,
-                });
+                (iters, None)
             }
-            Err(MeasureError::Op(e)) => turns.push(Turn {
-                iters: 0,
-                ns: Vec::new(),
-                cycles: Vec::new(),
-                failed: Some(e),
-            }),
+            Err(MeasureError::Op(e)) => (0, Some(e)),
             Err(e) => return Err(e),
-        }
+        };
+        turns.push(Turn {
+            iters,
+            ns: Vec::new(),
+            cycles: Vec::new(),
+            failed,
+        });
     }
     let rounds = match plan.samples {
         Some(n) => n.max(1),

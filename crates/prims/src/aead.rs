@@ -300,8 +300,8 @@ mod tests {
     fn short_and_long_paths_agree_at_every_length() {
         // The first vector call (the one-time key and the first of the
         // keystream) and the rest after it, the stitched path from 512
-        // (AVX2 with radix64): every variant pair gives the
-        // portable/radix26 result around every limit.
+        // (AVX2 with radix64; the AVX2 pair up to 4096): every variant pair
+        // gives the portable/radix26 result around every limit.
         let key = [0x42u8; 32];
         let nonce = [7u8; 12];
         let data: Vec<u8> = (0..4200).map(|i| (i * 7 + 3) as u8).collect();

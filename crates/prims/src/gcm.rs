@@ -235,8 +235,9 @@ mod tests {
         // steps of the stitched VAES+VPCLMULQDQ passes, with AAD on both
         // sides of the short limit, against the T-table/4-bit-table pair.
         let key = h("00112233445566778899aabbccddeeff0123456789abcdef0011223344556677");
-        // (AAD of up to 255 bytes joins a leftover of under 256 in one
-        // aggregation when all fits 32 blocks; longer AAD is hashed first.)
+        // (The AAD joins a text of under 256 bytes in one aggregation when
+        // both and the length block fit 17 blocks; other AAD is hashed
+        // first.)
         let data: Vec<u8> = (0..4500).map(|i| (i * 31 + 7) as u8).collect();
         let ivs = [
             h("0a0b0c0d0e0f101112131415"),

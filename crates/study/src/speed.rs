@@ -562,7 +562,12 @@ pub fn measure_steadiest(
 ) -> std::result::Result<Vec<Result<Steadiest>>, MeasureError<Error>> {
     let mut kept: Vec<Result<Steadiest>> = measure_group(group, at, plan, cc)?
         .into_iter()
-        .map(|r| r.map(|m| (m.clone(), vec![(m.ns.median, m.ns.robust_cv)])))
+        .map(|r| {
+            r.map(|m| {
+                let first = (m.ns.median, m.ns.robust_cv);
+                (m, vec![first])
+            })
+        })
         .collect();
     for _ in 0..retries {
         let again: Vec<usize> = (0..group.len())

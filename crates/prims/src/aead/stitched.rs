@@ -22,7 +22,7 @@
 //! first chunk, scalar double rounds between vector ones, made the loop
 //! slower here and was left out.)
 
-use super::{AuthError, ZEROS};
+use super::AuthError;
 use crate::chacha20::{avx2, portable};
 use crate::cpu::Avx2;
 use crate::poly1305::radix64::Poly1305 as Mac;
@@ -39,17 +39,15 @@ fn start(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8]) -> Mac {
     let mut otk = [0u8; 32];
     portable::xor_keystream(key, 0, nonce, &mut otk);
     let mut mac = Mac::new(&otk);
-    mac.update(aad);
-    mac.update(&ZEROS[..(16 - aad.len() % 16) % 16]);
+    mac.padded(aad);
     mac
 }
 
 /// The rest of the MAC: the text not yet absorbed (`tail`), its padding and
 /// the lengths.
 fn finish(mut mac: Mac, tail: &[u8], aad_len: usize, ct_len: usize) -> [u8; 16] {
-    mac.update(tail);
-    mac.update(&ZEROS[..(16 - ct_len % 16) % 16]);
-    mac.update(&super::lens(aad_len, ct_len));
+    mac.padded(tail);
+    mac.blocks(&super::lens(aad_len, ct_len));
     mac.finalize()
 }
 

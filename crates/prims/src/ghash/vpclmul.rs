@@ -6,7 +6,7 @@
 //! (x_lo+x_hi)(h_lo+h_hi) + lo + hi, with h_lo+h_hi kept with the key and
 //! the lo and hi added once per step), as the Linux kernel's and
 //! BoringSSL's VAES/AVX2 GCM do: VPCLMULQDQ on 256 bits issues once every
-//! two cycles on AMD Zen 3, so the multiplies set GHASH's pace. Up to 32
+//! two cycles on AMD Zen 3, so the multiplies set GHASH's pace. Up to 48
 //! blocks left over are absorbed with one reduction too ([`tail`]), the
 //! powers read from where their blocks lie from the end. Constant time.
 
@@ -45,7 +45,7 @@ pub(crate) const fn at(j: usize) -> usize {
 }
 
 #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-fn new_key(t: Vpclmul, h: &[u8; 16]) -> Key {
+fn new_key(_t: Vpclmul, h: &[u8; 16]) -> Key {
     let h1 = pclmul::load(h);
     let mut p = [h1; MAX_BLOCKS];
     for i in 1..MAX_BLOCKS {
@@ -67,7 +67,6 @@ fn new_key(t: Vpclmul, h: &[u8; 16]) -> Key {
             _mm_storeu_si128(x.as_mut_ptr().cast(), halves);
         }
     }
-    let _ = t;
     Key { powers, xpowers }
 }
 
@@ -87,7 +86,7 @@ fn power_pair(k: &Key, at: usize) -> (__m256i, __m256i) {
 
 /// The low, Karatsuba-middle and high products of two blocks' sums.
 #[derive(Clone, Copy)]
-pub(crate) struct Sums {
+struct Sums {
     lo: __m256i,
     mid: __m256i,
     hi: __m256i,
@@ -96,7 +95,7 @@ pub(crate) struct Sums {
 impl Sums {
     #[inline]
     #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-    pub(crate) fn new() -> Sums {
+    fn new() -> Sums {
         let z = _mm256_setzero_si256();
         Sums {
             lo: z,
@@ -109,7 +108,7 @@ impl Sums {
     /// powers `h`, whose Karatsuba factors are `hx`: three multiplies.
     #[inline]
     #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-    pub(crate) fn add(&mut self, x: __m256i, (h, hx): (__m256i, __m256i)) {
+    fn add(&mut self, x: __m256i, (h, hx): (__m256i, __m256i)) {
         let xx = _mm256_xor_si256(x, _mm256_shuffle_epi32::<0x4e>(x));
         self.lo = _mm256_xor_si256(self.lo, _mm256_clmulepi64_epi128::<0x00>(x, h));
         self.hi = _mm256_xor_si256(self.hi, _mm256_clmulepi64_epi128::<0x11>(x, h));
@@ -119,7 +118,7 @@ impl Sums {
     /// The reduced sum: the new hash state.
     #[inline]
     #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-    pub(crate) fn reduce(self) -> __m128i {
+    fn reduce(self) -> __m128i {
         let mid = _mm256_xor_si256(self.mid, _mm256_xor_si256(self.lo, self.hi));
         finish(self.lo, mid, self.hi)
     }
