@@ -4,12 +4,14 @@
 //! so the AES rounds of one and the carry-less multiplies of the other
 //! share the core. Two widths, as the AES variant says: `vaes` with 256-bit
 //! registers, `vaes512` with 512-bit registers (AVX-512). The whole message
-//! is one call: the AAD is hashed first (or, when all fits, beside the
-//! text's leftover), the whole steps stitched, then the leftover text's
-//! keystream and E(K, J0) come from one batch of AES rounds and the
-//! leftover text, the length block (and the AAD) are hashed with one
-//! reduction. Constant time: no branch or index depends on the key or the
-//! data, only on lengths.
+//! is one call: E(K, J0) is started first, the AAD is hashed first (or,
+//! when all fits, in the last aggregation), the whole steps stitched, then
+//! the leftover text's keystream comes from one batch of AES rounds, and
+//! the last step, the leftover text (from registers: a short piece is
+//! never copied into a buffer and reloaded, which stalls the load until the
+//! narrower stores reach the cache), the length block (and the AAD) are
+//! hashed with one reduction. Constant time: no branch or index depends on
+//! the key or the data, only on lengths.
 
 use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::aesni::Keys;
@@ -61,14 +63,20 @@ type Steps = (usize, __m128i);
 /// out-of-order window overlaps these two calls well.)
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn seal256(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [u8]) -> Steps {
-    let rk = vaes::enc_keys(k);
+fn seal256(
+    rk: &[__m256i; 15],
+    nr: usize,
+    g: &vpclmul::Key,
+    ctr: &[u8; 16],
+    acc: __m128i,
+    buf: &mut [u8],
+) -> Steps {
     let mut c = vaes::counters(ctr);
     let mut acc = acc;
     let done = pipelined::<STEP>(
         buf,
         false,
-        |cur| vaes::ctr256(&rk, k.rounds, &mut c, cur),
+        |cur| vaes::ctr256(rk, nr, &mut c, cur),
         |prev| acc = vpclmul::step(g, acc, prev),
     );
     (done, acc)
@@ -80,14 +88,20 @@ fn seal256(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [
 /// left as it is for the last aggregation. Returns the bytes decrypted.
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn open256(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [u8]) -> Steps {
-    let rk = vaes::enc_keys(k);
+fn open256(
+    rk: &[__m256i; 15],
+    nr: usize,
+    g: &vpclmul::Key,
+    ctr: &[u8; 16],
+    acc: __m128i,
+    buf: &mut [u8],
+) -> Steps {
     let mut c = vaes::counters(ctr);
     let mut acc = acc;
     let n = (buf.len() / STEP).saturating_sub(1);
     for cur in buf[..n * STEP].chunks_exact_mut(STEP) {
         acc = vpclmul::step(g, acc, cur);
-        vaes::ctr256(&rk, k.rounds, &mut c, cur);
+        vaes::ctr256(rk, nr, &mut c, cur);
     }
     (n * STEP, acc)
 }
@@ -179,33 +193,69 @@ fn open512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [
     (buf.len() / WIDE * WIDE, acc)
 }
 
-/// How a message's AAD is hashed: with the leftover text and the length
-/// block in one aggregation when it all fits (no whole step, at most 17
-/// blocks in all), else first, on its own.
+/// How a message's AAD is hashed: with the held step, the leftover text
+/// and the length block in one aggregation when it all fits (no step hashed
+/// before the held one, at most [`vpclmul::MAX_BLOCKS`] blocks in all),
+/// else first, on its own.
 fn aad_joins_tail(aad: usize, text: usize) -> bool {
-    text < STEP && aad.div_ceil(16) + text.div_ceil(16) < TAIL / 16
+    text < 2 * STEP && aad.div_ceil(16) + text.div_ceil(16) < vpclmul::MAX_BLOCKS
 }
 
-/// Write the blocks of the last aggregation after the held step into `t`:
-/// the AAD if it joins, the leftover text zero-padded, the length block.
-/// Returns their length.
+/// The length block: the AAD's and the text's lengths in bits, big-endian.
 #[inline]
-fn tail_blocks(t: &mut [u8; TAIL], aad: &[u8], joined: bool, rest: &[u8], text: usize) -> usize {
-    let mut at = 0;
-    if joined {
-        t[..aad.len()].copy_from_slice(aad);
-        at = aad.len().next_multiple_of(16);
-    }
-    t[at..at + rest.len()].copy_from_slice(rest);
-    at += rest.len().next_multiple_of(16);
-    t[at..at + 8].copy_from_slice(&((aad.len() as u64) * 8).to_be_bytes());
-    t[at + 8..at + 16].copy_from_slice(&((text as u64) * 8).to_be_bytes());
-    at + 16
+fn len_block(aad: usize, text: usize) -> __m128i {
+    let a = ((aad as u64) * 8).to_be_bytes();
+    let t = ((text as u64) * 8).to_be_bytes();
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { _mm_set_epi64x(i64::from_le_bytes(t), i64::from_le_bytes(a)) }
 }
 
-/// Bytes of [`tail_blocks`]'s buffer: a leftover of up to 16 blocks and the
-/// length block.
-const TAIL: usize = 16 * 17;
+/// The blocks of the last aggregation: the AAD if it joins, the held step,
+/// the leftover text, the length block.
+fn tail_blocks(aad: usize, joined: bool, held: usize, rest: usize) -> usize {
+    usize::from(joined) * aad.div_ceil(16) + held / 16 + rest.div_ceil(16) + 1
+}
+
+/// The keystream of the leftover `rest` (under 256 bytes) from counter
+/// `c`, all its pairs in one batch of AES rounds.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn leftover_keystream(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: usize) -> [u8; STEP] {
+    let mut ks = [0u8; STEP];
+    if rest > 0 {
+        vaes::keystream(rk, nr, c, None, rest.div_ceil(32), &mut ks);
+    }
+    ks
+}
+
+/// XOR the keystream `ks` into the leftover `rest` in registers, handing
+/// each block of the result (zero-padded) to `out`.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn xor_leftover(ks: &[u8; STEP], rest: &mut [u8], mut out: impl FnMut(__m128i)) {
+    for (i, b) in rest.chunks_mut(16).enumerate() {
+        // SAFETY: 16-byte load inside the 256-byte keystream (rest < 256).
+        let k = unsafe { _mm_loadu_si128(ks.as_ptr().add(16 * i).cast()) };
+        if b.len() == 16 {
+            // SAFETY: 16-byte load from a 16-byte chunk.
+            let x = unsafe { _mm_xor_si128(_mm_loadu_si128(b.as_ptr().cast()), k) };
+            // SAFETY: 16-byte store to the same chunk.
+            unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) };
+            out(x);
+        } else {
+            // The partial last block, its padding kept zero.
+            let (lo, hi) = crate::le_partial(b);
+            let n = b.len();
+            let keep = _mm_cmpgt_epi8(
+                _mm_set1_epi8(n as i8),
+                _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            );
+            let x = _mm_and_si128(_mm_xor_si128(_mm_set_epi64x(hi as i64, lo as i64), k), keep);
+            crate::store_partial(b, x);
+            out(x);
+        }
+    }
+}
 
 /// The full tag: the hash state's bytes XOR E(K, J0).
 #[inline]
@@ -229,19 +279,6 @@ fn ek0(rk: &[__m256i; 15], nr: usize, j0: &[u8; 16]) -> __m256i {
     })];
     vaes::rounds(rk, nr, &mut b, false);
     b[0]
-}
-
-/// XOR the keystream of the leftover `rest` (under 256 bytes) from
-/// counter `c` into it, all its pairs in one batch.
-#[inline]
-#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn leftover(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: &mut [u8]) {
-    if rest.is_empty() {
-        return;
-    }
-    let mut ks = [0u8; STEP];
-    vaes::keystream(rk, nr, c, None, rest.len().div_ceil(32), &mut ks);
-    rest.iter_mut().zip(ks).for_each(|(x, k)| *x ^= k);
 }
 
 /// What sealing and opening start from.
@@ -291,12 +328,14 @@ fn seal_inner(
     let mut acc = b.acc;
     // `done` bytes encrypted, of which the last `held` not yet hashed.
     let (mut done, mut held);
+    // The 512-bit code only when it has a whole 512-byte step to take.
+    let wide = wide && text >= WIDE;
     (done, acc) = if wide {
         // SAFETY: `wide` is set only with the Vaes512 token: the CPU has
         // AVX-512F/BW besides this function's features.
         unsafe { seal512(k, g, &ctr, acc, buf) }
     } else {
-        seal256(k, g, &ctr, acc, buf)
+        seal256(&rk, k.rounds, g, &ctr, acc, buf)
     };
     held = if wide || done == 0 { 0 } else { STEP };
     let mut c = vaes::counters(&add32(&ctr, done / 16));
@@ -307,11 +346,18 @@ fn seal_inner(
         held = STEP;
     }
     let (head, rest) = buf.split_at_mut(done);
-    leftover(&rk, k.rounds, &mut c, rest);
-    let mut t = [0u8; TAIL];
-    let n = tail_blocks(&mut t, aad, joined, rest, text);
-    acc = vpclmul::tail(g, acc, &head[done - held..], &t[..n]);
-    tag_of(acc, ek0)
+    let mut agg = vpclmul::Agg::new(g, acc, tail_blocks(aad.len(), joined, held, rest.len()));
+    if joined {
+        agg.padded(aad);
+    }
+    agg.padded(&head[done - held..]);
+    if !rest.is_empty() {
+        // The leftover's ciphertext goes to the hash from registers.
+        let ks = leftover_keystream(&rk, k.rounds, &mut c, rest.len());
+        xor_leftover(&ks, rest, |x| agg.one(x));
+    }
+    agg.one(len_block(aad.len(), text));
+    tag_of(agg.finish(), ek0)
 }
 
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
@@ -330,17 +376,22 @@ fn open_inner(
     // `done` bytes hashed and decrypted; the next step, if whole, is held
     // for the last aggregation and decrypted once the tag verifies.
     let done;
+    let wide = wide && text >= WIDE;
     (done, acc) = if wide {
         // SAFETY: as in `seal_inner`.
         unsafe { open512(k, g, &ctr, acc, buf) }
     } else {
-        open256(k, g, &ctr, acc, buf)
+        open256(&rk, k.rounds, g, &ctr, acc, buf)
     };
     let held = if text - done >= STEP { STEP } else { 0 };
-    let mut t = [0u8; TAIL];
-    let n = tail_blocks(&mut t, aad, joined, &buf[done + held..], text);
-    acc = vpclmul::tail(g, acc, &buf[done..done + held], &t[..n]);
-    let expect = tag_of(acc, ek0);
+    let rest = text - done - held;
+    let mut agg = vpclmul::Agg::new(g, acc, tail_blocks(aad.len(), joined, held, rest));
+    if joined {
+        agg.padded(aad);
+    }
+    agg.padded(&buf[done..]);
+    agg.one(len_block(aad.len(), text));
+    let expect = tag_of(agg.finish(), ek0);
     if !ct_eq_slices(&expect[..tag.len()], tag) {
         // Put the decrypted steps back: the same keystream again.
         vaes::ctr(k, &ctr, &mut buf[..done], true);
@@ -351,7 +402,10 @@ fn open_inner(
     if held > 0 {
         vaes::ctr256(&rk, k.rounds, &mut c, &mut rest[..STEP]);
     }
-    leftover(&rk, k.rounds, &mut c, &mut rest[held..]);
+    if rest.len() > held {
+        let ks = leftover_keystream(&rk, k.rounds, &mut c, rest.len() - held);
+        xor_leftover(&ks, &mut rest[held..], |_| {});
+    }
     Ok(())
 }
 
@@ -369,6 +423,9 @@ pub struct KeyRefs<'a> {
 /// Encrypt `buf` in place and return the full 16-byte tag, for the
 /// message whose pre-counter block is `j0`.
 pub fn seal(keys: KeyRefs, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    if super::short::applies(aad.len(), buf.len()) {
+        return super::short::seal(keys, j0, aad, buf);
+    }
     let KeyRefs { w, u, k, g } = keys;
     let _ = u;
     // SAFETY: the tokens exist only when the CPU has VAES, AVX2, AES-NI,
@@ -385,6 +442,9 @@ pub fn open(
     buf: &mut [u8],
     tag: &[u8],
 ) -> Result<(), AuthError> {
+    if super::short::applies(aad.len(), buf.len()) {
+        return super::short::open(keys, j0, aad, buf, tag);
+    }
     let KeyRefs { w, u, k, g } = keys;
     let _ = u;
     // SAFETY: as in `seal`.

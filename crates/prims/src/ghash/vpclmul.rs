@@ -7,7 +7,7 @@
 //! the lo and hi added once per step), as the Linux kernel's and
 //! BoringSSL's VAES/AVX2 GCM do: VPCLMULQDQ on 256 bits issues once every
 //! two cycles on AMD Zen 3, so the multiplies set GHASH's pace. Up to 48
-//! blocks left over are absorbed with one reduction too ([`tail`]), the
+//! blocks left over are absorbed with one reduction too ([`Agg`]), the
 //! powers read from where their blocks lie from the end. Constant time.
 
 use super::pclmul;
@@ -23,7 +23,7 @@ pub struct Key {
     /// values, then 16 zero bytes: H^j at byte [`at`]`(j)`. The 256-bit
     /// code reads H^16..H^1 (register i at at(16)+32i, H^(16-2i) in its low
     /// half); the stitched 512-bit GCM reads H^32..H^1 (register i at
-    /// at(32)+64i, H^(32-4i) lowest); [`tail`] reads pairs at any block
+    /// at(32)+64i, H^(32-4i) lowest); [`Agg`] reads pairs at any block
     /// offset (a lone last block beside the zeros).
     pub(crate) powers: [u8; POWERS],
     /// For each power above, h_lo+h_hi in both 64-bit halves (Karatsuba's
@@ -31,7 +31,7 @@ pub struct Key {
     xpowers: [u8; POWERS],
 }
 
-/// The most blocks one aggregation takes ([`tail`]): a last 256-byte step,
+/// The most blocks one aggregation takes ([`Agg`]): a last 256-byte step,
 /// a leftover of up to 16 blocks and the length block, or a short
 /// message's AAD, text and length block.
 pub(crate) const MAX_BLOCKS: usize = 48;
@@ -80,6 +80,21 @@ fn power_pair(k: &Key, at: usize) -> (__m256i, __m256i) {
         (
             _mm256_loadu_si256(k.powers.as_ptr().add(at).cast()),
             _mm256_loadu_si256(k.xpowers.as_ptr().add(at).cast()),
+        )
+    }
+}
+
+/// H^j (1 ≤ j ≤ [`MAX_BLOCKS`]) and its Karatsuba factor, for 128-bit code.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2,ssse3")]
+pub(crate) fn power128(k: &Key, j: usize) -> (__m128i, __m128i) {
+    assert!((1..=MAX_BLOCKS).contains(&j));
+    let o = at(j);
+    // SAFETY: 16-byte loads inside both tables (at(j) + 16 ≤ POWERS).
+    unsafe {
+        (
+            _mm_loadu_si128(k.powers.as_ptr().add(o).cast()),
+            _mm_loadu_si128(k.xpowers.as_ptr().add(o).cast()),
         )
     }
 }
@@ -168,34 +183,89 @@ pub(crate) fn step(k: &Key, acc: __m128i, blocks: &[u8]) -> __m128i {
     sums.reduce()
 }
 
-/// Absorb the whole blocks of `head` (whole pairs) and then of `rest`, 1
-/// to [`MAX_BLOCKS`] in all, into `acc` with one reduction:
-/// Y' = (Y+X1)·H^r + X2·H^(r-1) + ... + Xr·H.
-#[inline]
-#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-pub(crate) fn tail(k: &Key, acc: __m128i, head: &[u8], rest: &[u8]) -> __m128i {
-    assert!(head.len().is_multiple_of(32) && rest.len().is_multiple_of(16));
-    let r = (head.len() + rest.len()) / 16;
-    assert!((1..=MAX_BLOCKS).contains(&r));
-    let rev = rev256();
-    let mut sums = Sums::new();
-    for (i, pair) in head.chunks(32).chain(rest.chunks(32)).enumerate() {
-        let x = if pair.len() == 32 {
-            // SAFETY: 32-byte load from a 32-byte chunk.
-            unsafe { _mm256_loadu_si256(pair.as_ptr().cast()) }
-        } else {
-            // A lone last block: its power H^1 sits beside the zero slot.
-            // SAFETY: 16-byte load from a 16-byte chunk.
-            _mm256_zextsi128_si256(unsafe { _mm_loadu_si128(pair.as_ptr().cast()) })
-        };
-        let mut x = _mm256_shuffle_epi8(x, rev);
-        if i == 0 {
-            x = _mm256_xor_si256(x, _mm256_zextsi128_si256(acc));
+/// One aggregation of 1 to [`MAX_BLOCKS`] blocks with one reduction,
+/// Y' = (Y+X1)·H^r + X2·H^(r-1) + ... + Xr·H, the blocks given in order
+/// and read straight from where they lie or passed in registers (a short
+/// piece is read with [`crate::load_partial`], never copied into a buffer
+/// first: a wide load of bytes that narrower stores just wrote waits for
+/// them to reach the cache).
+pub(crate) struct Agg<'k> {
+    k: &'k Key,
+    sums: Sums,
+    /// Blocks still to come, this one included: its power.
+    left: usize,
+    /// The state, added to the first block, then zero.
+    acc: __m128i,
+}
+
+impl<'k> Agg<'k> {
+    /// An aggregation of `blocks` blocks into the state `acc`.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn new(k: &'k Key, acc: __m128i, blocks: usize) -> Agg<'k> {
+        assert!((1..=MAX_BLOCKS).contains(&blocks));
+        Agg {
+            k,
+            sums: Sums::new(),
+            left: blocks,
+            acc,
         }
-        // Block 2i lies r-2i blocks from the end.
-        sums.add(x, power_pair(k, at(r - 2 * i)));
     }
-    sums.reduce()
+
+    /// Add `n` (1 or 2) byte-reversed blocks: the first in the low half.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    fn add(&mut self, x: __m256i, n: usize) {
+        assert!(self.left >= n);
+        let x = _mm256_xor_si256(x, _mm256_zextsi128_si256(self.acc));
+        self.acc = _mm_setzero_si128();
+        // The block `left` from the end takes H^left; a lone block's other
+        // half is zero (H^0 is the zero slot when left is 1).
+        self.sums.add(x, power_pair(self.k, at(self.left)));
+        self.left -= n;
+    }
+
+    /// Add two blocks, as they lie in memory.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn pair(&mut self, x: __m256i) {
+        self.add(_mm256_shuffle_epi8(x, rev256()), 2);
+    }
+
+    /// Add one block, as it lies in memory.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn one(&mut self, x: __m128i) {
+        self.add(_mm256_zextsi128_si256(pclmul::bswap(x)), 1);
+    }
+
+    /// Add `data` zero-padded to whole blocks.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn padded(&mut self, data: &[u8]) {
+        let mut pairs = data.chunks_exact(32);
+        for p in &mut pairs {
+            // SAFETY: 32-byte load from a 32-byte chunk.
+            self.pair(unsafe { _mm256_loadu_si256(p.as_ptr().cast()) });
+        }
+        let mut rest = pairs.remainder();
+        if rest.len() >= 16 {
+            // SAFETY: 16-byte load inside the remainder.
+            self.one(unsafe { _mm_loadu_si128(rest.as_ptr().cast()) });
+            rest = &rest[16..];
+        }
+        if !rest.is_empty() {
+            self.one(crate::load_partial(rest));
+        }
+    }
+
+    /// The reduced sum, once every block announced has come: the new state.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn finish(self) -> __m128i {
+        assert_eq!(self.left, 0);
+        self.sums.reduce()
+    }
 }
 
 /// Absorb `data` zero-padded to whole blocks into `acc`: whole steps, then
@@ -209,9 +279,9 @@ pub(crate) fn absorb_padded(k: &Key, mut acc: __m128i, data: &[u8]) -> __m128i {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut last = [0u8; STEP];
-        last[..rest.len()].copy_from_slice(rest);
-        acc = tail(k, acc, &[], &last[..rest.len().next_multiple_of(16)]);
+        let mut agg = Agg::new(k, acc, rest.len().div_ceil(16));
+        agg.padded(rest);
+        acc = agg.finish();
     }
     acc
 }

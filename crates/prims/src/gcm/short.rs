@@ -1,0 +1,287 @@
+//! Short AES-GCM messages (text up to 128 bytes, AAD up to 32 bytes) for
+//! the VAES and VPCLMULQDQ pair, in 128-bit registers from start to end:
+//! E(K, J0) and the text's keystream blocks in one batch of AES-NI rounds,
+//! the AAD, the text and the length block hashed with the key's powers
+//! (Karatsuba, one reduction), loaded and stored in place — no buffer, no
+//! call. The one-pass code's set-up (its round keys broadcast to 256-bit
+//! registers, a 256-byte keystream buffer, the calls between its parts)
+//! cost more than a 16-byte message's whole work: sealing 16 bytes with 13
+//! of AAD took 90 ns that way and 35 ns this way on the 2-core AMD EPYC
+//! (Zen 4), 128 bytes 52 ns. (Up to 256 bytes this way was no faster than
+//! the one-pass code at 192 and 256.) Constant time: no branch
+//! or index depends on the key or the data, only on lengths.
+
+use crate::aead::{ct_eq_slices, AuthError};
+use crate::aes::aesni::Keys;
+use crate::ghash::{pclmul, vpclmul};
+use core::arch::x86_64::*;
+
+/// The longest text and AAD taken here.
+pub(crate) const TEXT: usize = 128;
+pub(crate) const AAD: usize = 32;
+
+/// Counter blocks a message of up to [`TEXT`] bytes needs.
+const BLOCKS: usize = TEXT / 16;
+
+pub(crate) fn applies(aad: usize, text: usize) -> bool {
+    aad <= AAD && text <= TEXT
+}
+
+/// E(K, J0) then J0+1 .. J0+N-1 (inc32) encrypted, in one batch of rounds.
+#[inline]
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+fn batch<const N: usize>(k: &Keys, j0: &[u8; 16]) -> [__m128i; N] {
+    // SAFETY: 16-byte load from a 16-byte array.
+    let j = unsafe { _mm_loadu_si128(j0.as_ptr().cast()) };
+    // Byte-reversed, the big-endian last word is the low 32-bit lane.
+    let jr = pclmul::bswap(j);
+    let mut b: [__m128i; N] = core::array::from_fn(|i| {
+        pclmul::bswap(_mm_add_epi32(jr, _mm_set_epi32(0, 0, 0, i as i32)))
+    });
+    // SAFETY: 16-byte loads from the 16-byte round keys.
+    let rk = |i: usize| unsafe { _mm_loadu_si128(k.enc[i].as_ptr().cast()) };
+    let k0 = rk(0);
+    for x in b.iter_mut() {
+        *x = _mm_xor_si128(*x, k0);
+    }
+    for r in 1..k.rounds {
+        let kr = rk(r);
+        for x in b.iter_mut() {
+            *x = _mm_aesenc_si128(*x, kr);
+        }
+    }
+    let kl = rk(k.rounds);
+    for x in b.iter_mut() {
+        *x = _mm_aesenclast_si128(*x, kl);
+    }
+    b
+}
+
+/// E(K, J0) and the keystream blocks of `text` bytes (slot i + 1 for block
+/// i; slots past the text unused).
+#[inline]
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+fn keystream(k: &Keys, j0: &[u8; 16], text: usize) -> [__m128i; BLOCKS + 1] {
+    let mut out = [_mm_setzero_si128(); BLOCKS + 1];
+    if text <= 64 {
+        out[..5].copy_from_slice(&batch::<5>(k, j0));
+    } else {
+        out = batch::<{ BLOCKS + 1 }>(k, j0);
+    }
+    out
+}
+
+/// The aggregated products of one GHASH of up to [`vpclmul::MAX_BLOCKS`]
+/// blocks, each block taking the power its place from the end gives.
+struct Hash<'k> {
+    key: &'k vpclmul::Key,
+    lo: __m128i,
+    mid: __m128i,
+    hi: __m128i,
+    /// Blocks still to come, this one included.
+    left: usize,
+}
+
+impl<'k> Hash<'k> {
+    #[inline]
+    #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+    fn new(key: &'k vpclmul::Key, blocks: usize) -> Hash<'k> {
+        let z = _mm_setzero_si128();
+        Hash {
+            key,
+            lo: z,
+            mid: z,
+            hi: z,
+            left: blocks,
+        }
+    }
+
+    /// Add one block, as it lies in memory (zero-padded).
+    #[inline]
+    #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+    fn add(&mut self, block: __m128i) {
+        let x = pclmul::bswap(block);
+        let (h, hx) = vpclmul::power128(self.key, self.left);
+        self.left -= 1;
+        let xx = _mm_xor_si128(x, _mm_shuffle_epi32::<0x4e>(x));
+        self.lo = _mm_xor_si128(self.lo, _mm_clmulepi64_si128::<0x00>(x, h));
+        self.hi = _mm_xor_si128(self.hi, _mm_clmulepi64_si128::<0x11>(x, h));
+        self.mid = _mm_xor_si128(self.mid, _mm_clmulepi64_si128::<0x00>(xx, hx));
+    }
+
+    /// Add `data` zero-padded to whole blocks.
+    #[inline]
+    #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+    fn padded(&mut self, data: &[u8]) {
+        for piece in data.chunks(16) {
+            self.add(load(piece));
+        }
+    }
+
+    /// The reduced sum (the hash state from zero), byte-reversed.
+    #[inline]
+    #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+    fn finish(self) -> __m128i {
+        assert_eq!(self.left, 0);
+        let mid = _mm_xor_si128(self.mid, _mm_xor_si128(self.lo, self.hi));
+        pclmul::reduce(
+            _mm_xor_si128(self.lo, _mm_slli_si128::<8>(mid)),
+            _mm_xor_si128(self.hi, _mm_srli_si128::<8>(mid)),
+        )
+    }
+}
+
+/// A piece of 1 to 16 bytes, zero-padded.
+#[inline(always)]
+fn load(piece: &[u8]) -> __m128i {
+    if piece.len() == 16 {
+        // SAFETY: 16-byte load from a 16-byte piece.
+        unsafe { _mm_loadu_si128(piece.as_ptr().cast()) }
+    } else {
+        crate::load_partial(piece)
+    }
+}
+
+/// XOR `ks` into the piece of 1 to 16 bytes in place; returns the result
+/// zero-padded.
+#[inline]
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+fn xor_piece(piece: &mut [u8], ks: __m128i) -> __m128i {
+    let n = piece.len();
+    if n == 16 {
+        let x = _mm_xor_si128(load(piece), ks);
+        // SAFETY: 16-byte store to a 16-byte piece.
+        unsafe { _mm_storeu_si128(piece.as_mut_ptr().cast(), x) };
+        x
+    } else {
+        let keep = _mm_cmpgt_epi8(
+            _mm_set1_epi8(n as i8),
+            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        );
+        let x = _mm_and_si128(_mm_xor_si128(load(piece), ks), keep);
+        crate::store_partial(piece, x);
+        x
+    }
+}
+
+/// The length block: the AAD's and the text's lengths in bits, big-endian.
+#[inline]
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+fn len_block(aad: usize, text: usize) -> __m128i {
+    let a = ((aad as u64) * 8).to_be_bytes();
+    let t = ((text as u64) * 8).to_be_bytes();
+    _mm_set_epi64x(i64::from_le_bytes(t), i64::from_le_bytes(a))
+}
+
+fn blocks(aad: usize, text: usize) -> usize {
+    aad.div_ceil(16) + text.div_ceil(16) + 1
+}
+
+/// The full tag: the hash XOR E(K, J0).
+#[inline]
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+fn tag(h: Hash, ek0: __m128i) -> [u8; 16] {
+    let t = _mm_xor_si128(pclmul::bswap(h.finish()), ek0);
+    let mut out = [0u8; 16];
+    // SAFETY: 16-byte store into a 16-byte array.
+    unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), t) };
+    out
+}
+
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+fn seal_inner(k: &Keys, g: &vpclmul::Key, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    assert!(applies(aad.len(), buf.len()));
+    let ks = keystream(k, j0, buf.len());
+    let mut h = Hash::new(g, blocks(aad.len(), buf.len()));
+    h.padded(aad);
+    for (i, piece) in buf.chunks_mut(16).enumerate() {
+        let x = xor_piece(piece, ks[i + 1]);
+        h.add(x);
+    }
+    h.add(len_block(aad.len(), buf.len()));
+    tag(h, ks[0])
+}
+
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+fn open_inner(
+    k: &Keys,
+    g: &vpclmul::Key,
+    j0: &[u8; 16],
+    aad: &[u8],
+    buf: &mut [u8],
+    t: &[u8],
+) -> Result<(), AuthError> {
+    assert!(applies(aad.len(), buf.len()));
+    let ks = keystream(k, j0, buf.len());
+    let mut h = Hash::new(g, blocks(aad.len(), buf.len()));
+    h.padded(aad);
+    h.padded(buf);
+    h.add(len_block(aad.len(), buf.len()));
+    let expect = tag(h, ks[0]);
+    if !ct_eq_slices(&expect[..t.len()], t) {
+        return Err(AuthError);
+    }
+    for (i, piece) in buf.chunks_mut(16).enumerate() {
+        xor_piece(piece, ks[i + 1]);
+    }
+    Ok(())
+}
+
+/// Seal a message [`applies`] takes; the full 16-byte tag.
+pub(crate) fn seal(
+    keys: super::stitched::KeyRefs,
+    j0: &[u8; 16],
+    aad: &[u8],
+    buf: &mut [u8],
+) -> [u8; 16] {
+    let _ = (keys.w, keys.u);
+    // SAFETY: the KeyRefs tokens exist only when the CPU has VAES (so
+    // AES-NI) and VPCLMULQDQ (so PCLMULQDQ), with SSSE3.
+    unsafe { seal_inner(keys.k, keys.g, j0, aad, buf) }
+}
+
+/// Verify the tag (1 to 16 bytes) and decrypt a message [`applies`] takes;
+/// on a wrong tag `buf` is left as it came.
+pub(crate) fn open(
+    keys: super::stitched::KeyRefs,
+    j0: &[u8; 16],
+    aad: &[u8],
+    buf: &mut [u8],
+    t: &[u8],
+) -> Result<(), AuthError> {
+    let _ = (keys.w, keys.u);
+    // SAFETY: as in `seal`.
+    unsafe { open_inner(keys.k, keys.g, j0, aad, buf, t) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aes::{add32, Aes};
+
+    #[test]
+    fn keystream_counters_wrap_within_the_last_word() {
+        // A J0 whose last word is about to wrap (any IV but a 12-byte one
+        // can give one): block i takes inc32 applied i times.
+        for name in ["vaes", "vaes512"] {
+            let Ok(a) = Aes::by_name(name) else { continue };
+            let key = a.key(&[0x5a; 16]).unwrap();
+            let (_, k) = key.vaes_keys().unwrap();
+            let mut j0 = [0x11u8; 16];
+            j0[12..].copy_from_slice(&[0xff, 0xff, 0xff, 0xfb]);
+            for text in [64, 128] {
+                // SAFETY: the variant is available: the CPU has AES-NI,
+                // PCLMULQDQ and SSSE3 beside VAES.
+                let ks = unsafe { keystream(k, &j0, text) };
+                for i in 0..=text / 16 {
+                    let mut want = add32(&j0, i);
+                    key.encrypt_block(&mut want);
+                    let mut got = [0u8; 16];
+                    // SAFETY: 16-byte store into a 16-byte array.
+                    unsafe { _mm_storeu_si128(got.as_mut_ptr().cast(), ks[i]) };
+                    assert_eq!(got, want, "{name} block {i}");
+                }
+            }
+        }
+    }
+}
