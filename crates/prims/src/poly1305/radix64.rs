@@ -49,8 +49,12 @@ impl Poly1305 {
     /// padded last one, whose 1 byte is in `m`).
     #[inline(always)]
     pub(crate) fn block(&mut self, m: &[u8], hibit: u64) {
-        let m0 = le64(&m[0..]);
-        let m1 = le64(&m[8..]);
+        self.words(le64(&m[0..]), le64(&m[8..]), hibit);
+    }
+
+    /// [`Self::block`] for a block given as its two little-endian words.
+    #[inline(always)]
+    fn words(&mut self, m0: u64, m1: u64, hibit: u64) {
         let [h0, h1, h2] = self.h;
         // h += m (with the 2^128 bit).
         let t = u128::from(h0) + u128::from(m0);
@@ -96,9 +100,8 @@ impl Poly1305 {
         let whole = data.len() / 16 * 16;
         self.blocks(&data[..whole]);
         if whole < data.len() {
-            let mut b = [0u8; 16];
-            b[..data.len() - whole].copy_from_slice(&data[whole..]);
-            self.block(&b, 1);
+            let (m0, m1) = crate::le_partial(&data[whole..]);
+            self.words(m0, m1, 1);
         }
     }
 
