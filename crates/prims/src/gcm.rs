@@ -233,7 +233,7 @@ mod tests {
 
     #[test]
     fn every_pair_agrees_across_stitched_steps() {
-        // Lengths around the short-message limits (64 and 128 bytes of
+        // Lengths around the short-message limits (64, 128 and 255 bytes of
         // text, 32 of AAD) and the 256- and 512-byte steps of the stitched
         // VAES+VPCLMULQDQ passes, with AAD on both sides of the short limit,
         // against the T-table/4-bit-table pair.

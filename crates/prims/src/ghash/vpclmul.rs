@@ -28,7 +28,7 @@ pub struct Key {
     pub(crate) powers: [u8; POWERS],
     /// For each power above, h_lo+h_hi in both 64-bit halves (Karatsuba's
     /// middle factor), at the same offsets.
-    xpowers: [u8; POWERS],
+    pub(crate) xpowers: [u8; POWERS],
 }
 
 /// The most blocks one aggregation takes ([`Agg`]): a last 256-byte step,
