@@ -2,6 +2,8 @@
 //! (draft-irtf-cfrg-xchacha §2.3), built from any pair of variants.
 
 #[cfg(target_arch = "x86_64")]
+mod short;
+#[cfg(target_arch = "x86_64")]
 mod stitched;
 
 use crate::chacha20::{xchacha20_setup, ChaCha20};
@@ -175,8 +177,27 @@ impl ChaCha20Poly1305 {
         }
     }
 
+    /// The register path for messages of up to 448 bytes (AVX2 ChaCha20,
+    /// radix-2^64 Poly1305), if this pair takes it: the AVX2 and AVX-512
+    /// ChaCha20 (which runs such a message on the AVX2 code) with the
+    /// Poly1305 variants that run a short input on the radix-2^64 code.
+    #[cfg(target_arch = "x86_64")]
+    fn short(&self, len: usize) -> Option<crate::cpu::Avx2> {
+        match (self.chacha, self.poly) {
+            (
+                ChaCha20::Avx2(_) | ChaCha20::Avx512(_),
+                Poly1305::Avx2(_) | Poly1305::Ifma(_) | Poly1305::Radix64,
+            ) if len <= short::TEXT => crate::cpu::Avx2::detect(),
+            _ => None,
+        }
+    }
+
     /// Encrypt `buf` in place and return the tag.
     pub fn seal(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = self.short(buf.len()) {
+            return short::seal(t, &self.key, nonce, aad, buf);
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.stitched(buf.len()) {
             return stitched::seal(t, &self.key, nonce, aad, buf);
@@ -202,6 +223,10 @@ impl ChaCha20Poly1305 {
         buf: &mut [u8],
         tag: &[u8; 16],
     ) -> Result<(), AuthError> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = self.short(buf.len()) {
+            return short::open(t, &self.key, nonce, aad, buf, tag);
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.stitched(buf.len()) {
             return stitched::open(t, &self.key, nonce, aad, buf, tag);
@@ -323,7 +348,8 @@ mod tests {
         let data: Vec<u8> = (0..4200).map(|i| (i * 7 + 3) as u8).collect();
         let reference = ChaCha20Poly1305::new(&key, ChaCha20::Portable, Poly1305::Radix26);
         // Around the first call's limits (64, 192 and 320: AVX2's two, four
-        // and six horizontal blocks; 448: eight vertical ones), the rest's
+        // and six horizontal blocks; 448: eight vertical ones, or eight
+        // horizontal ones on the register path up to 448), the rest's
         // 512-byte chunks after those 448 bytes, and the stitched path's
         // 512-byte chunks (one, two, with and without a tail).
         let lens = (0..=600usize)

@@ -136,7 +136,7 @@ pub(crate) fn eight_blocks_with(
 /// Keystream blocks `state[12]` .. `+2P-1` in the horizontal layout, in
 /// order, into `out`.
 #[target_feature(enable = "avx2")]
-fn blocks_h<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; P]) {
+pub(crate) fn blocks_h<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; P]) {
     let (r16, r8) = rotation_masks();
     let row = |i: usize| {
         _mm256_setr_epi32(

@@ -54,7 +54,7 @@ impl Poly1305 {
 
     /// [`Self::block`] for a block given as its two little-endian words.
     #[inline(always)]
-    fn words(&mut self, m0: u64, m1: u64, hibit: u64) {
+    pub(crate) fn words(&mut self, m0: u64, m1: u64, hibit: u64) {
         let [h0, h1, h2] = self.h;
         // h += m (with the 2^128 bit).
         let t = u128::from(h0) + u128::from(m0);
