@@ -97,6 +97,24 @@ impl Avx512 {
     }
 }
 
+/// Proof that the CPU has AVX2 and AVX-512F/VL: the AVX-512 instructions
+/// on 256-bit registers (VPROLD's one-instruction rotations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx512Vl(());
+
+impl Avx512Vl {
+    pub fn detect() -> Option<Avx512Vl> {
+        #[cfg(target_arch = "x86_64")]
+        if Avx2::detect().is_some()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            return Some(Avx512Vl(()));
+        }
+        None
+    }
+}
+
 /// Proof that the CPU has AVX-512F with IFMA (52-bit multiply-accumulate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ifma(());

@@ -10,7 +10,7 @@
 
 use super::AuthError;
 use crate::chacha20::{avx2, portable};
-use crate::cpu::Avx2;
+use crate::cpu::{Avx2, Avx512Vl};
 use crate::poly1305::radix64::Poly1305 as Mac;
 use core::arch::x86_64::*;
 
@@ -18,19 +18,15 @@ use core::arch::x86_64::*;
 /// horizontal register sets (eight blocks).
 pub(crate) const TEXT: usize = 448;
 
-/// The MAC keyed with block 0's first 32 bytes and the AAD absorbed, and
-/// the keystream blocks 0 .. 2P-1 (the text's from byte 64), from one
-/// horizontal call of P register sets.
+/// The MAC keyed with block 0's first 32 bytes (of `ks`, the keystream
+/// from block 0) with the AAD absorbed.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn start<const P: usize>(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8]) -> (Mac, [[u8; 128]; P]) {
-    let st = portable::init_state(key, 0, nonce);
-    let mut ks = [[0u8; 128]; P];
-    avx2::blocks_h(&st, &mut ks);
-    let otk: &[u8; 32] = ks[0][..32].try_into().expect("32 bytes");
+fn start(ks: &[u8], aad: &[u8]) -> Mac {
+    let otk: &[u8; 32] = ks[..32].try_into().expect("32 bytes");
     let mut mac = Mac::new(otk);
     mac.padded(aad);
-    (mac, ks)
+    mac
 }
 
 /// The keystream for the text's 16-byte piece `i`.
@@ -70,41 +66,62 @@ fn xor_piece(piece: &mut [u8], k: __m128i) -> (u64, u64) {
     )
 }
 
-#[target_feature(enable = "avx2")]
-fn seal_sets<const P: usize>(
-    key: &[u8; 32],
-    nonce: &[u8; 12],
-    aad: &[u8],
-    buf: &mut [u8],
-) -> [u8; 16] {
-    let (mut mac, ks) = start::<P>(key, nonce, aad);
-    for (i, piece) in buf.chunks_mut(16).enumerate() {
-        let (m0, m1) = xor_piece(piece, piece_ks(ks.as_flattened(), i));
-        mac.words(m0, m1, 1);
-    }
-    mac.blocks(&super::lens(aad.len(), buf.len()));
-    mac.finalize()
+macro_rules! sets_fns {
+    ($seal:ident, $open:ident, $features:literal, $blocks:ident) => {
+        /// Seal with P register sets of keystream (blocks 0 .. 2P-1).
+        #[target_feature(enable = $features)]
+        fn $seal<const P: usize>(
+            key: &[u8; 32],
+            nonce: &[u8; 12],
+            aad: &[u8],
+            buf: &mut [u8],
+        ) -> [u8; 16] {
+            let mut ks = [[0u8; 128]; P];
+            avx2::$blocks(&portable::init_state(key, 0, nonce), &mut ks);
+            let ks = ks.as_flattened();
+            let mut mac = start(ks, aad);
+            for (i, piece) in buf.chunks_mut(16).enumerate() {
+                let (m0, m1) = xor_piece(piece, piece_ks(ks, i));
+                mac.words(m0, m1, 1);
+            }
+            mac.blocks(&super::lens(aad.len(), buf.len()));
+            mac.finalize()
+        }
+
+        /// Open with P register sets of keystream.
+        #[target_feature(enable = $features)]
+        fn $open<const P: usize>(
+            key: &[u8; 32],
+            nonce: &[u8; 12],
+            aad: &[u8],
+            buf: &mut [u8],
+            tag: &[u8; 16],
+        ) -> Result<(), AuthError> {
+            let mut ks = [[0u8; 128]; P];
+            avx2::$blocks(&portable::init_state(key, 0, nonce), &mut ks);
+            let ks = ks.as_flattened();
+            let mut mac = start(ks, aad);
+            mac.padded(buf);
+            mac.blocks(&super::lens(aad.len(), buf.len()));
+            if !super::ct_eq(&mac.finalize(), tag) {
+                return Err(AuthError);
+            }
+            for (i, piece) in buf.chunks_mut(16).enumerate() {
+                xor_piece(piece, piece_ks(ks, i));
+            }
+            Ok(())
+        }
+    };
 }
 
-#[target_feature(enable = "avx2")]
-fn open_sets<const P: usize>(
-    key: &[u8; 32],
-    nonce: &[u8; 12],
-    aad: &[u8],
-    buf: &mut [u8],
-    tag: &[u8; 16],
-) -> Result<(), AuthError> {
-    let (mut mac, ks) = start::<P>(key, nonce, aad);
-    mac.padded(buf);
-    mac.blocks(&super::lens(aad.len(), buf.len()));
-    if !super::ct_eq(&mac.finalize(), tag) {
-        return Err(AuthError);
-    }
-    for (i, piece) in buf.chunks_mut(16).enumerate() {
-        xor_piece(piece, piece_ks(ks.as_flattened(), i));
-    }
-    Ok(())
-}
+sets_fns!(seal_sets, open_sets, "avx2", blocks_h);
+// The same with VPROLD rotations (AVX-512VL), the ChaCha20 inlined.
+sets_fns!(
+    seal_sets_vl,
+    open_sets_vl,
+    "avx2,avx512f,avx512vl",
+    blocks_h_vl
+);
 
 /// Register sets (two blocks each) for block 0 and `len` bytes after it.
 fn sets(len: usize) -> usize {
@@ -120,13 +137,18 @@ pub(crate) fn seal(
     aad: &[u8],
     buf: &mut [u8],
 ) -> [u8; 16] {
-    // SAFETY: the Avx2 token exists only when the CPU has AVX2.
+    // SAFETY: the Avx2 token exists only when the CPU has AVX2, the
+    // Avx512Vl one when it also has AVX-512F/VL.
     unsafe {
-        match sets(buf.len()) {
-            1 => seal_sets::<1>(key, nonce, aad, buf),
-            2 => seal_sets::<2>(key, nonce, aad, buf),
-            3 => seal_sets::<3>(key, nonce, aad, buf),
-            _ => seal_sets::<4>(key, nonce, aad, buf),
+        match (Avx512Vl::detect(), sets(buf.len())) {
+            (Some(_), 1) => seal_sets_vl::<1>(key, nonce, aad, buf),
+            (Some(_), 2) => seal_sets_vl::<2>(key, nonce, aad, buf),
+            (Some(_), 3) => seal_sets_vl::<3>(key, nonce, aad, buf),
+            (Some(_), _) => seal_sets_vl::<4>(key, nonce, aad, buf),
+            (None, 1) => seal_sets::<1>(key, nonce, aad, buf),
+            (None, 2) => seal_sets::<2>(key, nonce, aad, buf),
+            (None, 3) => seal_sets::<3>(key, nonce, aad, buf),
+            (None, _) => seal_sets::<4>(key, nonce, aad, buf),
         }
     }
 }
@@ -143,11 +165,15 @@ pub(crate) fn open(
 ) -> Result<(), AuthError> {
     // SAFETY: as in `seal`.
     unsafe {
-        match sets(buf.len()) {
-            1 => open_sets::<1>(key, nonce, aad, buf, tag),
-            2 => open_sets::<2>(key, nonce, aad, buf, tag),
-            3 => open_sets::<3>(key, nonce, aad, buf, tag),
-            _ => open_sets::<4>(key, nonce, aad, buf, tag),
+        match (Avx512Vl::detect(), sets(buf.len())) {
+            (Some(_), 1) => open_sets_vl::<1>(key, nonce, aad, buf, tag),
+            (Some(_), 2) => open_sets_vl::<2>(key, nonce, aad, buf, tag),
+            (Some(_), 3) => open_sets_vl::<3>(key, nonce, aad, buf, tag),
+            (Some(_), _) => open_sets_vl::<4>(key, nonce, aad, buf, tag),
+            (None, 1) => open_sets::<1>(key, nonce, aad, buf, tag),
+            (None, 2) => open_sets::<2>(key, nonce, aad, buf, tag),
+            (None, 3) => open_sets::<3>(key, nonce, aad, buf, tag),
+            (None, _) => open_sets::<4>(key, nonce, aad, buf, tag),
         }
     }
 }

@@ -5,7 +5,12 @@
 //! rows in four registers' 128-bit halves, two blocks per register set,
 //! the diagonal round reached by rotating rows within each half; up to
 //! four register sets in flight, so a one- or two-block message pays for
-//! two blocks, not eight.
+//! two blocks, not eight. Where the CPU has AVX-512VL the horizontal code
+//! rotates by 12 and 7 with one VPROLD instead of two shifts and an OR:
+//! its chain of dependent steps, which sets a short message's time, is two
+//! steps shorter per quarter round (two blocks 112 -> 105 ns on Zen 4).
+//! (Valgrind reports no AVX-512 to the code it runs, so memcheck runs the
+//! shift form.)
 
 use super::portable;
 use crate::cpu::Avx2;
@@ -133,10 +138,11 @@ pub(crate) fn eight_blocks_with(
     }
 }
 
-/// Keystream blocks `state[12]` .. `+2P-1` in the horizontal layout, in
-/// order, into `out`.
-#[target_feature(enable = "avx2")]
-pub(crate) fn blocks_h<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; P]) {
+macro_rules! blocks_h_fn {
+    ($(#[$meta:meta])* $name:ident, $features:literal, $rot:ident) => {
+$(#[$meta])*
+#[target_feature(enable = $features)]
+pub(crate) fn $name<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; P]) {
     let (r16, r8) = rotation_masks();
     let row = |i: usize| {
         _mm256_setr_epi32(
@@ -168,13 +174,11 @@ pub(crate) fn blocks_h<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; 
                 a[i] = _mm256_add_epi32(a[i], b[i]);
                 d[i] = _mm256_shuffle_epi8(_mm256_xor_si256(d[i], a[i]), r16);
                 c[i] = _mm256_add_epi32(c[i], d[i]);
-                let x = _mm256_xor_si256(b[i], c[i]);
-                b[i] = _mm256_or_si256(_mm256_slli_epi32::<12>(x), _mm256_srli_epi32::<20>(x));
+                b[i] = $rot!(_mm256_xor_si256(b[i], c[i]), 12);
                 a[i] = _mm256_add_epi32(a[i], b[i]);
                 d[i] = _mm256_shuffle_epi8(_mm256_xor_si256(d[i], a[i]), r8);
                 c[i] = _mm256_add_epi32(c[i], d[i]);
-                let x = _mm256_xor_si256(b[i], c[i]);
-                b[i] = _mm256_or_si256(_mm256_slli_epi32::<7>(x), _mm256_srli_epi32::<25>(x));
+                b[i] = $rot!(_mm256_xor_si256(b[i], c[i]), 7);
             }
         };
     }
@@ -211,49 +215,106 @@ pub(crate) fn blocks_h<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; 
         }
     }
 }
+    };
+}
 
-/// XOR the keystream from block `state[12]` into `buf` (at most 512 bytes)
-/// in the horizontal layout: one to four register sets.
-#[target_feature(enable = "avx2")]
-fn xor_short(state: &[u32; 16], buf: &mut [u8]) {
-    fn xor_in<const P: usize>(ks: &[[u8; 128]; P], buf: &mut [u8]) {
-        let ks = ks.as_flattened();
-        let mut words = buf.chunks_exact_mut(8);
-        let mut at = 0;
-        for w in &mut words {
-            let k = u64::from_ne_bytes(ks[at..at + 8].try_into().expect("8 bytes"));
-            let x = u64::from_ne_bytes((&*w).try_into().expect("8 bytes")) ^ k;
-            w.copy_from_slice(&x.to_ne_bytes());
-            at += 8;
-        }
-        for (b, k) in words.into_remainder().iter_mut().zip(&ks[at..]) {
-            *b ^= k;
-        }
+/// Rotate each 32-bit word left by `n`: two shifts and an OR.
+macro_rules! rot_shifts {
+    ($x:expr, $n:literal) => {{
+        let x = $x;
+        _mm256_or_si256(
+            _mm256_slli_epi32::<$n>(x),
+            _mm256_srli_epi32::<{ 32 - $n }>(x),
+        )
+    }};
+}
+
+/// Rotate each 32-bit word left by `n`: one VPROLD (AVX-512VL).
+macro_rules! rot_prold {
+    ($x:expr, $n:literal) => {
+        _mm256_rol_epi32::<$n>($x)
+    };
+}
+
+blocks_h_fn!(
+    /// Keystream blocks `state[12]` .. `+2P-1` in the horizontal layout, in
+    /// order, into `out`.
+    blocks_h,
+    "avx2",
+    rot_shifts
+);
+
+blocks_h_fn!(
+    /// [`blocks_h`] with one-instruction rotations by 12 and 7 (AVX-512VL):
+    /// each quarter round's chain of dependent steps is two steps shorter.
+    blocks_h_vl,
+    "avx2,avx512f,avx512vl",
+    rot_prold
+);
+
+/// XOR the keystream `ks` into `buf` (at most its length), eight bytes at a
+/// time.
+fn xor_in<const P: usize>(ks: &[[u8; 128]; P], buf: &mut [u8]) {
+    let ks = ks.as_flattened();
+    let mut words = buf.chunks_exact_mut(8);
+    let mut at = 0;
+    for w in &mut words {
+        let k = u64::from_ne_bytes(ks[at..at + 8].try_into().expect("8 bytes"));
+        let x = u64::from_ne_bytes((&*w).try_into().expect("8 bytes")) ^ k;
+        w.copy_from_slice(&x.to_ne_bytes());
+        at += 8;
     }
-    match buf.len() {
-        0 => {}
-        1..=128 => {
-            let mut ks = [[0u8; 128]; 1];
-            blocks_h(state, &mut ks);
-            xor_in(&ks, buf);
-        }
-        129..=256 => {
-            let mut ks = [[0u8; 128]; 2];
-            blocks_h(state, &mut ks);
-            xor_in(&ks, buf);
-        }
-        257..=384 => {
-            let mut ks = [[0u8; 128]; 3];
-            blocks_h(state, &mut ks);
-            xor_in(&ks, buf);
-        }
-        _ => {
-            let mut ks = [[0u8; 128]; 4];
-            blocks_h(state, &mut ks);
-            xor_in(&ks, buf);
-        }
+    for (b, k) in words.into_remainder().iter_mut().zip(&ks[at..]) {
+        *b ^= k;
     }
 }
+
+macro_rules! xor_short_fn {
+    ($(#[$meta:meta])* $name:ident, $features:literal, $blocks:ident) => {
+        $(#[$meta])*
+        #[target_feature(enable = $features)]
+        fn $name(state: &[u32; 16], buf: &mut [u8]) {
+            match buf.len() {
+                0 => {}
+                1..=128 => {
+                    let mut ks = [[0u8; 128]; 1];
+                    $blocks(state, &mut ks);
+                    xor_in(&ks, buf);
+                }
+                129..=256 => {
+                    let mut ks = [[0u8; 128]; 2];
+                    $blocks(state, &mut ks);
+                    xor_in(&ks, buf);
+                }
+                257..=384 => {
+                    let mut ks = [[0u8; 128]; 3];
+                    $blocks(state, &mut ks);
+                    xor_in(&ks, buf);
+                }
+                _ => {
+                    let mut ks = [[0u8; 128]; 4];
+                    $blocks(state, &mut ks);
+                    xor_in(&ks, buf);
+                }
+            }
+        }
+    };
+}
+
+xor_short_fn!(
+    /// XOR the keystream from block `state[12]` into `buf` (at most 512
+    /// bytes) in the horizontal layout: one to four register sets.
+    xor_short,
+    "avx2",
+    blocks_h
+);
+
+xor_short_fn!(
+    /// [`xor_short`] with VPROLD (AVX-512VL).
+    xor_short_vl,
+    "avx2,avx512f,avx512vl",
+    blocks_h_vl
+);
 
 /// XOR the keystream from block `counter` into `buf`. The tail after the
 /// 512-byte chunks goes first: a short horizontal call is one long chain
@@ -265,8 +326,14 @@ pub fn xor_keystream(_token: Avx2, key: &[u8; 32], counter: u32, nonce: &[u8; 12
     let (chunks, rest) = buf.split_at_mut(whole);
     let mut tail_st = st;
     tail_st[12] = st[12].wrapping_add((whole / 64) as u32);
-    // SAFETY: the Avx2 token exists only when the CPU has AVX2.
-    unsafe { xor_short(&tail_st, rest) };
+    // SAFETY: the Avx2 token exists only when the CPU has AVX2, the
+    // Avx512Vl one when it also has AVX-512F/VL.
+    unsafe {
+        match crate::cpu::Avx512Vl::detect() {
+            Some(_) => xor_short_vl(&tail_st, rest),
+            None => xor_short(&tail_st, rest),
+        }
+    }
     for chunk in chunks.chunks_exact_mut(512) {
         let chunk: &mut [u8; 512] = chunk.try_into().expect("512 bytes");
         // SAFETY: the Avx2 token exists only when the CPU has AVX2.
