@@ -150,10 +150,14 @@ impl Aead for AesAead {
         if nonce.len() != self.nonce_len {
             return Err(err("nonce length does not match the instance"));
         }
-        out.copy_from_slice(ct);
         let r = match (&self.gcm, &self.ccm) {
-            (Some(g), _) => g.open(nonce, aad, out, tag),
-            (_, Some(c)) => c.open(nonce, aad, out, tag),
+            // Straight from the ciphertext into the output, as the
+            // libraries' own separate-buffer calls do.
+            (Some(g), _) => g.open_into(nonce, aad, ct, tag, out),
+            (_, Some(c)) => {
+                out.copy_from_slice(ct);
+                c.open(nonce, aad, out, tag)
+            }
             _ => unreachable!("one mode is set"),
         };
         r.map_err(|AuthError| Error::AuthFailed)

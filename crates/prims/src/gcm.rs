@@ -10,6 +10,65 @@ use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::{Aes, AesKey};
 use crate::ghash::{Ghash, GhashKey};
 
+/// Where the one-pass code opens from and to: one buffer (in place) or two
+/// that do not overlap, held as raw pointers so that one code serves both.
+/// Every piece is read before it is written; views of the ciphertext are
+/// made for one use at a time.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Io<'a> {
+    src: *const u8,
+    dst: *mut u8,
+    pub(crate) len: usize,
+    _buf: core::marker::PhantomData<&'a mut [u8]>,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> Io<'a> {
+    pub(crate) fn in_place(buf: &'a mut [u8]) -> Io<'a> {
+        let p = buf.as_mut_ptr();
+        Io {
+            src: p,
+            dst: p,
+            len: buf.len(),
+            _buf: core::marker::PhantomData,
+        }
+    }
+
+    pub(crate) fn between(src: &'a [u8], dst: &'a mut [u8]) -> Io<'a> {
+        assert_eq!(src.len(), dst.len());
+        Io {
+            src: src.as_ptr(),
+            dst: dst.as_mut_ptr(),
+            len: dst.len(),
+            _buf: core::marker::PhantomData,
+        }
+    }
+
+    /// The `n` ciphertext bytes at `at`, for one use.
+    pub(crate) fn src(&self, at: usize, n: usize) -> &[u8] {
+        assert!(at + n <= self.len);
+        // SAFETY: inside the source buffer (checked above); no write happens
+        // while the view lives (writes need `&mut self`).
+        unsafe { core::slice::from_raw_parts(self.src.add(at), n) }
+    }
+
+    /// The `n` output bytes at `at`.
+    pub(crate) fn dst(&mut self, at: usize, n: usize) -> &mut [u8] {
+        assert!(at + n <= self.len);
+        // SAFETY: inside the destination buffer (checked above); `&mut self`
+        // keeps any view of the source from living beside it.
+        unsafe { core::slice::from_raw_parts_mut(self.dst.add(at), n) }
+    }
+
+    /// Raw pointers to byte `at` of the source and the destination, for
+    /// code that reads each piece before writing it.
+    pub(crate) fn at(&mut self, at: usize) -> (*const u8, *mut u8) {
+        assert!(at <= self.len);
+        // SAFETY: at most one past the end of both buffers (checked above).
+        unsafe { (self.src.add(at), self.dst.add(at)) }
+    }
+}
+
 /// Longest text and AAD of the short-message path.
 const SHORT: usize = 64;
 const SHORT_AAD: usize = 32;
@@ -142,6 +201,30 @@ impl Gcm {
         tag.copy_from_slice(&t[..n]);
     }
 
+    /// Verify and decrypt `ct` into `out` (as long), without first copying
+    /// it there where the one-pass code runs; on failure `out` holds no
+    /// plaintext (what was decrypted is encrypted again: the ciphertext).
+    pub fn open_into(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), AuthError> {
+        assert_eq!(ct.len(), out.len(), "ciphertext and output lengths");
+        #[cfg(target_arch = "x86_64")]
+        if let Some(keys) = self.stitched() {
+            if tag.is_empty() || tag.len() > 16 {
+                return Err(AuthError);
+            }
+            let j0 = self.j0(iv);
+            return stitched::open(keys, &j0, aad, &mut Io::between(ct, out), tag);
+        }
+        out.copy_from_slice(ct);
+        self.open(iv, aad, out, tag)
+    }
+
     /// Verify and decrypt in place; `buf` is untouched on failure.
     pub fn open(&self, iv: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), AuthError> {
         let j0 = self.j0(iv);
@@ -150,7 +233,7 @@ impl Gcm {
             if tag.is_empty() || tag.len() > 16 {
                 return Err(AuthError);
             }
-            return stitched::open(keys, &j0, aad, buf, tag);
+            return stitched::open(keys, &j0, aad, &mut Io::in_place(buf), tag);
         }
         if Self::is_short(iv, aad, buf) {
             let ks = self.short_keystream(&j0, buf.len());
@@ -289,6 +372,20 @@ mod tests {
                             b.copy_from_slice(&want);
                             gcm.open(iv, aad, &mut b, &t).unwrap();
                             assert_eq!(b, &data[..len], "{name} {klen} {len}");
+                            // Into another buffer: the plaintext there, the
+                            // ciphertext untouched; refused, no plaintext
+                            // there (each byte as it was, or ciphertext).
+                            let mut out = vec![0u8; len];
+                            gcm.open_into(iv, aad, &want, &t, &mut out).unwrap();
+                            assert_eq!(out, &data[..len], "{name} {klen} {len}: open_into");
+                            let mut out = vec![0u8; len];
+                            let mut bad = t;
+                            bad[len % 16] ^= 0x80;
+                            assert!(gcm.open_into(iv, aad, &want, &bad, &mut out).is_err());
+                            assert!(
+                                out.iter().zip(&want).all(|(o, c)| *o == 0 || o == c),
+                                "{name} {klen} {len}: refused open_into"
+                            );
                         }
                     }
                 }

@@ -135,15 +135,34 @@ pub(crate) fn enc_keys(k: &Keys) -> [__m256i; 15] {
 #[target_feature(enable = "vaes,avx2,aes")]
 pub(crate) fn ctr256(rk: &[__m256i; 15], nr: usize, ctr: &mut __m256i, c: &mut [u8]) {
     assert!(c.len() >= 256);
+    let p = c.as_mut_ptr();
+    // SAFETY: 256 bytes at `p` (checked above), read and written through
+    // the one pointer.
+    unsafe { ctr256_raw(rk, nr, ctr, p, p) }
+}
+
+/// [`ctr256`] from `src` to `dst`, which are the same buffer or do not
+/// overlap.
+///
+/// # Safety
+/// `src` must be valid for reading and `dst` for writing 256 bytes.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+pub(crate) unsafe fn ctr256_raw(
+    rk: &[__m256i; 15],
+    nr: usize,
+    ctr: &mut __m256i,
+    src: *const u8,
+    dst: *mut u8,
+) {
     let mut b: [__m256i; 8] = core::array::from_fn(|_| next2(ctr));
     rounds(rk, nr, &mut b, false);
-    let p = c.as_mut_ptr();
     for (i, x) in b.iter().enumerate() {
-        // SAFETY: `c` has 256 bytes (checked above); each access is 32
-        // bytes inside them.
+        // SAFETY: each access is 32 bytes inside the 256 the caller vouches
+        // for; each piece is read before it is written.
         unsafe {
-            let q = p.add(32 * i).cast::<__m256i>();
-            _mm256_storeu_si256(q, _mm256_xor_si256(_mm256_loadu_si256(q), *x));
+            let v = _mm256_loadu_si256(src.add(32 * i).cast());
+            _mm256_storeu_si256(dst.add(32 * i).cast(), _mm256_xor_si256(v, *x));
         }
     }
 }

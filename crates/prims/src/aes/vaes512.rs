@@ -73,6 +73,26 @@ pub(crate) fn counters(iv: &[u8; 16]) -> __m512i {
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes")]
 pub(crate) fn ctr_step(rk: &[__m512i; 15], nr: usize, ctr: &mut __m512i, c: &mut [u8]) {
     assert!(c.len() >= STEP);
+    let p = c.as_mut_ptr();
+    // SAFETY: STEP bytes at `p` (checked above), read and written through
+    // the one pointer.
+    unsafe { ctr_step_raw(rk, nr, ctr, p, p) }
+}
+
+/// [`ctr_step`] from `src` to `dst`, which are the same buffer or do not
+/// overlap.
+///
+/// # Safety
+/// `src` must be valid for reading and `dst` for writing STEP bytes.
+#[inline]
+#[target_feature(enable = "vaes,avx512f,avx512bw,aes")]
+pub(crate) unsafe fn ctr_step_raw(
+    rk: &[__m512i; 15],
+    nr: usize,
+    ctr: &mut __m512i,
+    src: *const u8,
+    dst: *mut u8,
+) {
     let four = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4);
     let rev = rev();
     let mut b: [__m512i; 4] = core::array::from_fn(|_| {
@@ -81,13 +101,12 @@ pub(crate) fn ctr_step(rk: &[__m512i; 15], nr: usize, ctr: &mut __m512i, c: &mut
         x
     });
     rounds(rk, nr, &mut b, false);
-    let p = c.as_mut_ptr();
     for (i, x) in b.iter().enumerate() {
-        // SAFETY: `c` has 256 bytes (checked above); each access is 64
-        // bytes inside them.
+        // SAFETY: each access is 64 bytes inside the STEP the caller vouches
+        // for; each piece is read before it is written.
         unsafe {
-            let q = p.add(64 * i).cast::<__m512i>();
-            _mm512_storeu_si512(q, _mm512_xor_si512(_mm512_loadu_si512(q), *x));
+            let v = _mm512_loadu_si512(src.add(64 * i).cast());
+            _mm512_storeu_si512(dst.add(64 * i).cast(), _mm512_xor_si512(v, *x));
         }
     }
 }

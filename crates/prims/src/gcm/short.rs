@@ -12,6 +12,7 @@
 //! there). Constant time: no branch
 //! or index depends on the key or the data, only on lengths.
 
+use super::Io;
 use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::aesni::Keys;
 use crate::ghash::{pclmul, vpclmul};
@@ -151,19 +152,37 @@ fn load(piece: &[u8]) -> __m128i {
 #[inline]
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
 fn xor_piece(piece: &mut [u8], ks: __m128i) -> __m128i {
-    let n = piece.len();
+    let p = piece.as_mut_ptr();
+    // SAFETY: the piece is read and written through the one pointer.
+    unsafe { xor_piece_raw(p, p, piece.len(), ks) }
+}
+
+/// [`xor_piece`] from `src` to `dst` (the same piece or apart).
+///
+/// # Safety
+/// `src` must be valid for reading and `dst` for writing `n` (1 to 16)
+/// bytes.
+#[inline]
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
+unsafe fn xor_piece_raw(src: *const u8, dst: *mut u8, n: usize, ks: __m128i) -> __m128i {
+    assert!((1..=16).contains(&n));
     if n == 16 {
-        let x = _mm_xor_si128(load(piece), ks);
-        // SAFETY: 16-byte store to a 16-byte piece.
-        unsafe { _mm_storeu_si128(piece.as_mut_ptr().cast(), x) };
-        x
+        // SAFETY: 16 bytes in both (the caller's `n`), read before written.
+        unsafe {
+            let x = _mm_xor_si128(_mm_loadu_si128(src.cast()), ks);
+            _mm_storeu_si128(dst.cast(), x);
+            x
+        }
     } else {
         let keep = _mm_cmpgt_epi8(
             _mm_set1_epi8(n as i8),
             _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
         );
+        // SAFETY: `n` bytes of the source; the view ends before the store.
+        let piece = unsafe { core::slice::from_raw_parts(src, n) };
         let x = _mm_and_si128(_mm_xor_si128(load(piece), ks), keep);
-        crate::store_partial(piece, x);
+        // SAFETY: `n` bytes of the destination.
+        crate::store_partial(unsafe { core::slice::from_raw_parts_mut(dst, n) }, x);
         x
     }
 }
@@ -212,21 +231,25 @@ fn open_inner(
     g: &vpclmul::Key,
     j0: &[u8; 16],
     aad: &[u8],
-    buf: &mut [u8],
+    io: &mut Io,
     t: &[u8],
 ) -> Result<(), AuthError> {
-    assert!(applies(aad.len(), buf.len()));
-    let ks = keystream(k, j0, buf.len());
-    let mut h = Hash::new(g, blocks(aad.len(), buf.len()));
+    let len = io.len;
+    assert!(applies(aad.len(), len));
+    let ks = keystream(k, j0, len);
+    let mut h = Hash::new(g, blocks(aad.len(), len));
     h.padded(aad);
-    h.padded(buf);
-    h.add(len_block(aad.len(), buf.len()));
+    h.padded(io.src(0, len));
+    h.add(len_block(aad.len(), len));
     let expect = tag(h, ks[0]);
     if !ct_eq_slices(&expect[..t.len()], t) {
         return Err(AuthError);
     }
-    for (i, piece) in buf.chunks_mut(16).enumerate() {
-        xor_piece(piece, ks[i + 1]);
+    for (i, at) in (0..len).step_by(16).enumerate() {
+        let (src, dst) = io.at(at);
+        // SAFETY: the piece at `at` (up to 16 bytes) lies inside both
+        // buffers.
+        unsafe { xor_piece_raw(src, dst, (len - at).min(16), ks[i + 1]) };
     }
     Ok(())
 }
@@ -244,18 +267,18 @@ pub(crate) fn seal(
     unsafe { seal_inner(keys.k, keys.g, j0, aad, buf) }
 }
 
-/// Verify the tag (1 to 16 bytes) and decrypt a message [`applies`] takes;
-/// on a wrong tag `buf` is left as it came.
+/// Verify the tag (1 to 16 bytes) and decrypt a message [`applies`] takes
+/// (in place, or into another buffer); on a wrong tag nothing is written.
 pub(crate) fn open(
     keys: super::stitched::KeyRefs,
     j0: &[u8; 16],
     aad: &[u8],
-    buf: &mut [u8],
+    io: &mut Io,
     t: &[u8],
 ) -> Result<(), AuthError> {
     let _ = (keys.w, keys.u);
     // SAFETY: as in `seal`.
-    unsafe { open_inner(keys.k, keys.g, j0, aad, buf, t) }
+    unsafe { open_inner(keys.k, keys.g, j0, aad, io, t) }
 }
 
 #[cfg(test)]

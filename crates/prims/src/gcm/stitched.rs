@@ -13,6 +13,7 @@
 //! hashed with one reduction. Constant time: no branch or index depends on
 //! the key or the data, only on lengths.
 
+use super::Io;
 use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::aesni::Keys;
 use crate::aes::{add32, vaes, vaes512, Width};
@@ -83,7 +84,7 @@ fn seal256(
 }
 
 /// Decryption, 256-bit registers: each step's sixteen ciphertext blocks
-/// are hashed, then decrypted in place (the ciphertext is there from the
+/// are hashed, then decrypted (in place or into the output) (the ciphertext is there from the
 /// start, so no step waits for another), but for the last step, which is
 /// left as it is for the last aggregation. Returns the bytes decrypted.
 #[inline]
@@ -94,14 +95,16 @@ fn open256(
     g: &vpclmul::Key,
     ctr: &[u8; 16],
     acc: __m128i,
-    buf: &mut [u8],
+    io: &mut Io,
 ) -> Steps {
     let mut c = vaes::counters(ctr);
     let mut acc = acc;
-    let n = (buf.len() / STEP).saturating_sub(1);
-    for cur in buf[..n * STEP].chunks_exact_mut(STEP) {
-        acc = vpclmul::step(g, acc, cur);
-        vaes::ctr256(rk, nr, &mut c, cur);
+    let n = (io.len / STEP).saturating_sub(1);
+    for at in (0..n * STEP).step_by(STEP) {
+        acc = vpclmul::step(g, acc, io.src(at, STEP));
+        let (src, dst) = io.at(at);
+        // SAFETY: STEP bytes from `at` lie inside both buffers.
+        unsafe { vaes::ctr256_raw(rk, nr, &mut c, src, dst) };
     }
     (n * STEP, acc)
 }
@@ -183,19 +186,23 @@ fn seal512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [
 
 /// Decryption, 512-bit registers: 32 blocks hashed and decrypted per step.
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn open512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [u8]) -> Steps {
+fn open512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, io: &mut Io) -> Steps {
     let rk = vaes512::load_keys(&k.enc);
     let hp = powers512(g);
     let rev = vaes512::rev();
     let mut c = vaes512::counters(ctr);
     let mut acc = acc;
-    let mut steps = buf.chunks_exact_mut(WIDE);
-    for cur in &mut steps {
-        acc = hash512(&hp, rev, acc, cur);
-        vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[..STEP]);
-        vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[STEP..]);
+    let done = io.len / WIDE * WIDE;
+    for at in (0..done).step_by(WIDE) {
+        acc = hash512(&hp, rev, acc, io.src(at, WIDE));
+        let (src, dst) = io.at(at);
+        // SAFETY: WIDE bytes from `at` lie inside both buffers.
+        unsafe {
+            vaes512::ctr_step_raw(&rk, k.rounds, &mut c, src, dst);
+            vaes512::ctr_step_raw(&rk, k.rounds, &mut c, src.add(STEP), dst.add(STEP));
+        }
     }
-    (buf.len() / WIDE * WIDE, acc)
+    (done, acc)
 }
 
 /// How a message's AAD is hashed: with the held step, the leftover text
@@ -237,28 +244,57 @@ fn leftover_keystream(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: usiz
 /// each block of the result (zero-padded) to `out`.
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn xor_leftover(ks: &[u8; STEP], rest: &mut [u8], mut out: impl FnMut(__m128i)) {
-    for (i, b) in rest.chunks_mut(16).enumerate() {
-        // SAFETY: 16-byte load inside the 256-byte keystream (rest < 256).
-        let k = unsafe { _mm_loadu_si128(ks.as_ptr().add(16 * i).cast()) };
-        if b.len() == 16 {
-            // SAFETY: 16-byte load from a 16-byte chunk.
-            let x = unsafe { _mm_xor_si128(_mm_loadu_si128(b.as_ptr().cast()), k) };
-            // SAFETY: 16-byte store to the same chunk.
-            unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) };
-            out(x);
+fn xor_leftover(ks: &[u8; STEP], rest: &mut [u8], out: impl FnMut(__m128i)) {
+    let p = rest.as_mut_ptr();
+    // SAFETY: `rest` is read and written through the one pointer.
+    unsafe { xor_leftover_raw(ks, p, p, rest.len(), out) }
+}
+
+/// [`xor_leftover`] from `src` to `dst` (the same buffer or apart).
+///
+/// # Safety
+/// `src` must be valid for reading and `dst` for writing `n` (< 256)
+/// bytes.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
+unsafe fn xor_leftover_raw(
+    ks: &[u8; STEP],
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    mut out: impl FnMut(__m128i),
+) {
+    assert!(n < STEP);
+    for at in (0..n).step_by(16) {
+        // SAFETY: 16-byte load inside the 256-byte keystream (n < 256).
+        let k = unsafe { _mm_loadu_si128(ks.as_ptr().add(at).cast()) };
+        let m = (n - at).min(16);
+        let x = if m == 16 {
+            // SAFETY: 16 bytes at `at` inside both buffers (the caller's
+            // `n`); read before written.
+            unsafe {
+                let x = _mm_xor_si128(_mm_loadu_si128(src.add(at).cast()), k);
+                _mm_storeu_si128(dst.add(at).cast(), x);
+                x
+            }
         } else {
             // The partial last block, its padding kept zero.
-            let (lo, hi) = crate::le_partial(b);
-            let n = b.len();
+            // SAFETY: `m` bytes at `at` inside the source; the view ends
+            // before the store below.
+            let piece = unsafe { core::slice::from_raw_parts(src.add(at), m) };
             let keep = _mm_cmpgt_epi8(
-                _mm_set1_epi8(n as i8),
+                _mm_set1_epi8(m as i8),
                 _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
             );
-            let x = _mm_and_si128(_mm_xor_si128(_mm_set_epi64x(hi as i64, lo as i64), k), keep);
-            crate::store_partial(b, x);
-            out(x);
-        }
+            let x = _mm_and_si128(_mm_xor_si128(crate::load_partial(piece), k), keep);
+            // SAFETY: `m` bytes at `at` inside the destination.
+            crate::store_partial(
+                unsafe { core::slice::from_raw_parts_mut(dst.add(at), m) },
+                x,
+            );
+            x
+        };
+        out(x);
     }
 }
 
@@ -372,10 +408,10 @@ fn open_inner(
     g: &vpclmul::Key,
     j0: &[u8; 16],
     aad: &[u8],
-    buf: &mut [u8],
+    io: &mut Io,
     tag: &[u8],
 ) -> Result<(), AuthError> {
-    let b = begin(k, g, j0, aad, buf.len());
+    let b = begin(k, g, j0, aad, io.len);
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
     let mut acc = b.acc;
     // `done` bytes hashed and decrypted; the next step, if whole, is held
@@ -384,9 +420,9 @@ fn open_inner(
     let wide = wide && text >= WIDE;
     (done, acc) = if wide {
         // SAFETY: as in `seal_inner`.
-        unsafe { open512(k, g, &ctr, acc, buf) }
+        unsafe { open512(k, g, &ctr, acc, io) }
     } else {
-        open256(&rk, k.rounds, g, &ctr, acc, buf)
+        open256(&rk, k.rounds, g, &ctr, acc, io)
     };
     let held = if text - done >= STEP { STEP } else { 0 };
     let rest = text - done - held;
@@ -394,22 +430,26 @@ fn open_inner(
     if joined {
         agg.padded(aad);
     }
-    agg.padded(&buf[done..]);
+    agg.padded(io.src(done, text - done));
     agg.one(len_block(aad.len(), text));
     let expect = tag_of(agg.finish(), ek0);
     if !ct_eq_slices(&expect[..tag.len()], tag) {
-        // Put the decrypted steps back: the same keystream again.
-        vaes::ctr(k, &ctr, &mut buf[..done], true);
+        // Encrypt what was decrypted again: the same keystream.
+        vaes::ctr(k, &ctr, io.dst(0, done), true);
         return Err(AuthError);
     }
     let mut c = vaes::counters(&add32(&ctr, done / 16));
-    let rest = &mut buf[done..];
     if held > 0 {
-        vaes::ctr256(&rk, k.rounds, &mut c, &mut rest[..STEP]);
+        let (src, dst) = io.at(done);
+        // SAFETY: the held STEP bytes lie inside both buffers.
+        unsafe { vaes::ctr256_raw(&rk, k.rounds, &mut c, src, dst) };
     }
-    if rest.len() > held {
-        let ks = leftover_keystream(&rk, k.rounds, &mut c, rest.len() - held);
-        xor_leftover(&ks, &mut rest[held..], |_| {});
+    if rest > 0 {
+        let ks = leftover_keystream(&rk, k.rounds, &mut c, rest);
+        let (src, dst) = io.at(done + held);
+        // SAFETY: the `rest` bytes after the held step lie inside both
+        // buffers.
+        unsafe { xor_leftover_raw(&ks, src, dst, rest, |_| {}) };
     }
     Ok(())
 }
@@ -438,20 +478,22 @@ pub fn seal(keys: KeyRefs, j0: &[u8; 16], aad: &[u8], buf: &mut [u8]) -> [u8; 16
     unsafe { seal_inner(matches!(w, Width::Zmm(_)), k, g, j0, aad, buf) }
 }
 
-/// Verify the tag (1 to 16 bytes, checked by the caller) and decrypt `buf`
-/// in place; on a wrong tag `buf` is left as it came.
-pub fn open(
+/// Verify the tag (1 to 16 bytes, checked by the caller) and decrypt the
+/// ciphertext of `io` (in place, or into another buffer); on a wrong tag
+/// the output holds what it would hold had the ciphertext been copied
+/// there: what was decrypted is encrypted again.
+pub(crate) fn open(
     keys: KeyRefs,
     j0: &[u8; 16],
     aad: &[u8],
-    buf: &mut [u8],
+    io: &mut Io,
     tag: &[u8],
 ) -> Result<(), AuthError> {
-    if super::short::applies(aad.len(), buf.len()) {
-        return super::short::open(keys, j0, aad, buf, tag);
+    if super::short::applies(aad.len(), io.len) {
+        return super::short::open(keys, j0, aad, io, tag);
     }
     let KeyRefs { w, u, k, g } = keys;
     let _ = u;
     // SAFETY: as in `seal`.
-    unsafe { open_inner(matches!(w, Width::Zmm(_)), k, g, j0, aad, buf, tag) }
+    unsafe { open_inner(matches!(w, Width::Zmm(_)), k, g, j0, aad, io, tag) }
 }
