@@ -1,8 +1,9 @@
 //! ChaCha20 with 512-bit vectors (AVX-512F): sixteen blocks in parallel in
 //! the vertical layout, native rotations (VPROLD), a 4×4 transpose inside
 //! each 128-bit lane and a 4×4 transpose of 128-bit lanes across registers.
-//! The "512-bit ChaCha20" seed 001 names as future work. Tails go to the
-//! AVX2 variant.
+//! The "512-bit ChaCha20" seed 001 names as future work. A tail of more
+//! than eight blocks takes one more sixteen-block call (its keystream
+//! partly used); shorter tails go to the AVX2 variant.
 
 use super::{avx2, portable, sse2};
 use crate::cpu::{Avx2, Avx512, Sse2};
@@ -102,7 +103,15 @@ pub fn xor_keystream(
         st[12] = st[12].wrapping_add(16);
     }
     let rest = chunks.into_remainder();
-    if !rest.is_empty() {
+    if rest.len() > 512 {
+        // More than eight blocks left: one more sixteen-block call, its
+        // keystream partly used, costs less than the AVX2 code's eight
+        // vertical blocks and a horizontal tail after them.
+        let mut ks = [0u8; 1024];
+        // SAFETY: as above.
+        unsafe { sixteen_blocks(&st, &mut ks) };
+        rest.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
+    } else if !rest.is_empty() {
         match (Avx2::detect(), Sse2::detect()) {
             (Some(t), _) => avx2::xor_keystream(t, key, st[12], nonce, rest),
             (None, Some(t)) => sse2::xor_keystream(t, key, st[12], nonce, rest),
