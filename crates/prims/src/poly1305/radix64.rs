@@ -69,17 +69,20 @@ impl Poly1305 {
             u128::from(self.s1),
         );
         let d0 = u128::from(h0) * r0 + u128::from(h1) * s1;
-        let d1 = u128::from(h0) * r1 + u128::from(h1) * r0 + u128::from(h2) * s1;
-        let d2 = u128::from(h2) * r0;
-        // Carry and fold the bits from 2^130 up (2^130 ≡ 5).
+        let d1 = u128::from(h0) * r1 + u128::from(h1) * r0 + u128::from(h2 * self.s1);
+        // h2 is a few bits and r0 < 2^60: d2 and the fold below fit 64
+        // bits (d2 < 2^63 + 2^61, c < 1.25·d2), so no 128-bit multiply.
+        let d2 = h2 * self.r0;
+        // Carry and fold the bits from 2^130 up (2^130 ≡ 5):
+        // c = (d2 >> 2)·5, as (d2 with its low two bits cleared) + (d2 >> 2).
         let d1 = d1 + (d0 >> 64);
-        let d2 = d2 + (d1 >> 64);
-        let c = (d2 >> 2) * 5;
-        let t = u128::from(d0 as u64) + (c & u128::from(u64::MAX));
+        let d2 = d2 + (d1 >> 64) as u64;
+        let c = (d2 & !3) + (d2 >> 2);
+        let t = u128::from(d0 as u64) + u128::from(c);
         let n0 = t as u64;
-        let t = u128::from(d1 as u64) + (c >> 64) + (t >> 64);
+        let t = u128::from(d1 as u64) + (t >> 64);
         let n1 = t as u64;
-        let n2 = (d2 as u64 & 3) + (t >> 64) as u64;
+        let n2 = (d2 & 3) + (t >> 64) as u64;
         self.h = [n0, n1, n2];
     }
 
