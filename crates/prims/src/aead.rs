@@ -32,9 +32,9 @@ fn lens(aad: usize, ct: usize) -> [u8; 16] {
     l
 }
 
-/// The keystream one eight-block call makes: a message gets its one-time
-/// key and up to 448 bytes of its keystream from it.
-const SHORT_KEYSTREAM: usize = 512;
+/// The most keystream the first call makes: sixteen blocks (one AVX-512
+/// call), the one-time key and up to 960 bytes of the text's keystream.
+const FIRST_MAX: usize = 1024;
 
 /// Up to this many bytes the AVX2 pair (AVX2 ChaCha20, AVX2 Poly1305)
 /// takes the stitched one-pass code (its ChaCha20 beside the radix-2^64
@@ -48,17 +48,18 @@ const STITCHED_UP_TO: usize = 4096;
 
 /// From this many bytes the AVX-512 pair (AVX-512 ChaCha20, IFMA Poly1305)
 /// runs its own wide code: the one-time key from a short call, then the
-/// text from block 1 in sixteen-block calls, then the IFMA MAC. Below, it
-/// runs what the AVX2 pair runs (the register path, the stitched one-pass
-/// code from 512 bytes). Sealing with 13 bytes of AAD on the 2-core AMD
-/// EPYC (Zen 4), best of nine runs of many calls, the wide way against the
-/// AVX2 way: 640 bytes 634 against 565 ns, 1 KiB 611 against 610, 1536
-/// bytes 820 against 788, 2 KiB 882 against 969, 4 KiB 1.44 against 1.69
-/// µs, 16 KiB 4.7 against 7.7 µs. (Before the scalar MAC's 64-bit fold
-/// the crossing was near 640 bytes; before the register path the AVX2
-/// way also won at 16 bytes, 170 against 263 ns, the wide way then taking
-/// 512 bytes of keystream from an AVX2 call for the key and the text's
-/// start.)
+/// text from block 1 in sixteen-block calls, then the IFMA MAC. Below, up
+/// to 448 bytes it takes the register path, to 960 bytes one sixteen-block
+/// call (the key and the whole text) and the scalar MAC, and above that the
+/// stitched one-pass code. Sealing with 13 bytes of AAD on the 2-core AMD
+/// EPYC (Zen 4), best of nine runs of many calls, against the AVX2 pair
+/// (the stitched code from 512 bytes): 512 bytes 386 against 426 ns,
+/// 640 bytes 421 against 564, 768 bytes 455 against 602, 1 KiB 615 against
+/// 610 (both stitched), 2 KiB 883 against 966, 4 KiB 1.41 against 1.69 µs,
+/// 16 KiB 4.7 against 7.7 µs. (The wide code from 640 bytes, before the
+/// scalar MAC's 64-bit fold: 1536 bytes 820 against 788 ns; the wide code
+/// with 512 bytes of keystream from an AVX2 call first: 1 KiB 780 ns,
+/// 16 KiB 4.9 µs.)
 const WIDE_FROM: usize = 2048;
 
 impl ChaCha20Poly1305 {
@@ -96,14 +97,20 @@ impl ChaCha20Poly1305 {
     /// call, the rest (if any) from block `span`/64 on. Two, four or six
     /// blocks (AVX2's horizontal layout) for short messages, else the
     /// variant's own width: four (SSE2), eight (AVX2's vertical layout,
-    /// AVX-512). None for the portable code, which gains nothing from it
-    /// (its one-time key is a block of its own).
+    /// AVX-512), sixteen (the AVX-512 pair, for a text of up to 960
+    /// bytes). None for the portable code, which gains nothing from it
+    /// (its one-time key is a block of its own), and for the AVX-512 pair's
+    /// wide code.
     fn first_span(&self, len: usize) -> Option<usize> {
         let need = 64 + len;
         if let (ChaCha20::Avx512(_), Poly1305::Ifma(_)) = (self.chacha, self.poly) {
             if len >= WIDE_FROM {
                 // Its wide code: the text's blocks in sixteen-block calls.
                 return None;
+            }
+            if len > short::TEXT && len <= FIRST_MAX - 64 {
+                // One sixteen-block call: the key and the whole text.
+                return Some(FIRST_MAX);
             }
         }
         // The AVX-512 code runs what is under 1 KiB on the AVX2 code.
@@ -113,7 +120,7 @@ impl ChaCha20Poly1305 {
             _ if need <= 256 => Some(256),
             "sse2" => Some(256),
             "avx2" if need <= 384 => Some(384),
-            _ => Some(SHORT_KEYSTREAM),
+            _ => Some(512),
         }
     }
 
@@ -132,8 +139,8 @@ impl ChaCha20Poly1305 {
 
     /// Blocks 0.. of the keystream for a short message: the one-time key
     /// is the first 32 bytes, the message's keystream starts at byte 64.
-    fn short_keystream(&self, nonce: &[u8; 12], span: usize) -> [u8; SHORT_KEYSTREAM] {
-        let mut ks = [0u8; SHORT_KEYSTREAM];
+    fn short_keystream(&self, nonce: &[u8; 12], span: usize) -> [u8; FIRST_MAX] {
+        let mut ks = [0u8; FIRST_MAX];
         self.chacha
             .xor_keystream(&self.key, 0, nonce, &mut ks[..span]);
         ks
@@ -174,7 +181,7 @@ impl ChaCha20Poly1305 {
     /// The stitched one-pass code (AVX2 ChaCha20 beside the radix-2^64
     /// Poly1305) for this pair and a message of `len` bytes, if it applies:
     /// always for that pair from 512 bytes, for the AVX2 pair from 512
-    /// to [`STITCHED_UP_TO`] bytes, and for the AVX-512 pair from 512 bytes
+    /// to [`STITCHED_UP_TO`] bytes, and for the AVX-512 pair from 961 bytes
     /// to below [`WIDE_FROM`].
     #[cfg(target_arch = "x86_64")]
     fn stitched(&self, len: usize) -> Option<crate::cpu::Avx2> {
@@ -186,7 +193,7 @@ impl ChaCha20Poly1305 {
                 Some(t)
             }
             (ChaCha20::Avx512(_), Poly1305::Ifma(_))
-                if (stitched::CHUNK..WIDE_FROM).contains(&len) =>
+                if (FIRST_MAX - 64 + 1..WIDE_FROM).contains(&len) =>
             {
                 crate::cpu::Avx2::detect()
             }
@@ -361,7 +368,8 @@ mod tests {
         // The first vector call (the one-time key and the first of the
         // keystream) and the rest after it, the stitched path from 512
         // (AVX2 with radix64; the AVX2 pair up to 4096, the AVX-512 pair
-        // below 2048, where its wide code starts): every variant pair
+        // from 961 to below 2048, where its wide code starts; below 961 one
+        // sixteen-block call): every variant pair
         // gives the portable/radix26 result around every limit.
         let key = [0x42u8; 32];
         let nonce = [7u8; 12];
