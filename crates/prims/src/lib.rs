@@ -144,6 +144,48 @@ pub(crate) fn store_partial(out: &mut [u8], x: core::arch::x86_64::__m128i) {
     out.copy_from_slice(&b[..n]);
 }
 
+/// XOR `ks` into the `n` (1 to 16) bytes at `src`, write them to `dst`
+/// (the same bytes, or apart), and return the result zero-padded: a whole
+/// block with one load and one store, a partial one read in place
+/// ([`le_partial`]) and stored from a register ([`store_partial`]).
+///
+/// # Safety
+/// `src` must be valid for reading and `dst` for writing `n` bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn xor_block(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    ks: core::arch::x86_64::__m128i,
+) -> core::arch::x86_64::__m128i {
+    use core::arch::x86_64::*;
+    assert!((1..=16).contains(&n));
+    if n == 16 {
+        // SAFETY: 16 bytes at both (the caller's `n`), read before written;
+        // SSE2 is part of the x86_64 baseline.
+        unsafe {
+            let x = _mm_xor_si128(_mm_loadu_si128(src.cast()), ks);
+            _mm_storeu_si128(dst.cast(), x);
+            x
+        }
+    } else {
+        // SAFETY: `n` bytes of the source; the view ends before the store.
+        let piece = unsafe { core::slice::from_raw_parts(src, n) };
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        let x = unsafe {
+            let keep = _mm_cmpgt_epi8(
+                _mm_set1_epi8(n as i8),
+                _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            );
+            _mm_and_si128(_mm_xor_si128(load_partial(piece), ks), keep)
+        };
+        // SAFETY: `n` bytes of the destination.
+        store_partial(unsafe { core::slice::from_raw_parts_mut(dst, n) }, x);
+        x
+    }
+}
+
 #[cfg(test)]
 mod partial_tests {
     #[test]

@@ -44,22 +44,9 @@ fn piece_ks(ks: &[u8], i: usize) -> __m128i {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn xor_piece(piece: &mut [u8], k: __m128i) -> (u64, u64) {
-    let n = piece.len();
-    let x = if n == 16 {
-        // SAFETY: 16-byte load from a 16-byte piece.
-        let x = _mm_xor_si128(unsafe { _mm_loadu_si128(piece.as_ptr().cast()) }, k);
-        // SAFETY: 16-byte store to the same piece.
-        unsafe { _mm_storeu_si128(piece.as_mut_ptr().cast(), x) };
-        x
-    } else {
-        let keep = _mm_cmpgt_epi8(
-            _mm_set1_epi8(n as i8),
-            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-        );
-        let x = _mm_and_si128(_mm_xor_si128(crate::load_partial(piece), k), keep);
-        crate::store_partial(piece, x);
-        x
-    };
+    let p = piece.as_mut_ptr();
+    // SAFETY: the piece is read and written through the one pointer.
+    let x = unsafe { crate::xor_block(p, p, piece.len(), k) };
     (
         _mm_cvtsi128_si64(x) as u64,
         _mm_extract_epi64::<1>(x) as u64,

@@ -154,37 +154,7 @@ fn load(piece: &[u8]) -> __m128i {
 fn xor_piece(piece: &mut [u8], ks: __m128i) -> __m128i {
     let p = piece.as_mut_ptr();
     // SAFETY: the piece is read and written through the one pointer.
-    unsafe { xor_piece_raw(p, p, piece.len(), ks) }
-}
-
-/// [`xor_piece`] from `src` to `dst` (the same piece or apart).
-///
-/// # Safety
-/// `src` must be valid for reading and `dst` for writing `n` (1 to 16)
-/// bytes.
-#[inline]
-#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
-unsafe fn xor_piece_raw(src: *const u8, dst: *mut u8, n: usize, ks: __m128i) -> __m128i {
-    assert!((1..=16).contains(&n));
-    if n == 16 {
-        // SAFETY: 16 bytes in both (the caller's `n`), read before written.
-        unsafe {
-            let x = _mm_xor_si128(_mm_loadu_si128(src.cast()), ks);
-            _mm_storeu_si128(dst.cast(), x);
-            x
-        }
-    } else {
-        let keep = _mm_cmpgt_epi8(
-            _mm_set1_epi8(n as i8),
-            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-        );
-        // SAFETY: `n` bytes of the source; the view ends before the store.
-        let piece = unsafe { core::slice::from_raw_parts(src, n) };
-        let x = _mm_and_si128(_mm_xor_si128(load(piece), ks), keep);
-        // SAFETY: `n` bytes of the destination.
-        crate::store_partial(unsafe { core::slice::from_raw_parts_mut(dst, n) }, x);
-        x
-    }
+    unsafe { crate::xor_block(p, p, piece.len(), ks) }
 }
 
 /// The length block: the AAD's and the text's lengths in bits, big-endian.
@@ -249,7 +219,7 @@ fn open_inner(
         let (src, dst) = io.at(at);
         // SAFETY: the piece at `at` (up to 16 bytes) lies inside both
         // buffers.
-        unsafe { xor_piece_raw(src, dst, (len - at).min(16), ks[i + 1]) };
+        unsafe { crate::xor_block(src, dst, (len - at).min(16), ks[i + 1]) };
     }
     Ok(())
 }

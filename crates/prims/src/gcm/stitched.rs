@@ -268,32 +268,9 @@ unsafe fn xor_leftover_raw(
     for at in (0..n).step_by(16) {
         // SAFETY: 16-byte load inside the 256-byte keystream (n < 256).
         let k = unsafe { _mm_loadu_si128(ks.as_ptr().add(at).cast()) };
-        let m = (n - at).min(16);
-        let x = if m == 16 {
-            // SAFETY: 16 bytes at `at` inside both buffers (the caller's
-            // `n`); read before written.
-            unsafe {
-                let x = _mm_xor_si128(_mm_loadu_si128(src.add(at).cast()), k);
-                _mm_storeu_si128(dst.add(at).cast(), x);
-                x
-            }
-        } else {
-            // The partial last block, its padding kept zero.
-            // SAFETY: `m` bytes at `at` inside the source; the view ends
-            // before the store below.
-            let piece = unsafe { core::slice::from_raw_parts(src.add(at), m) };
-            let keep = _mm_cmpgt_epi8(
-                _mm_set1_epi8(m as i8),
-                _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-            );
-            let x = _mm_and_si128(_mm_xor_si128(crate::load_partial(piece), k), keep);
-            // SAFETY: `m` bytes at `at` inside the destination.
-            crate::store_partial(
-                unsafe { core::slice::from_raw_parts_mut(dst.add(at), m) },
-                x,
-            );
-            x
-        };
+        // SAFETY: the piece at `at` (up to 16 bytes) lies inside both
+        // buffers (the caller's `n`).
+        let x = unsafe { crate::xor_block(src.add(at), dst.add(at), (n - at).min(16), k) };
         out(x);
     }
 }
