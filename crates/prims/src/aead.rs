@@ -114,7 +114,12 @@ impl ChaCha20Poly1305 {
             }
         }
         // The AVX-512 code runs what is under 1 KiB on the AVX2 code.
-        match self.chacha.name().replace("avx512", "avx2").as_str() {
+        let name = match self.chacha {
+            #[cfg(target_arch = "x86_64")]
+            ChaCha20::Avx512(_) => "avx2",
+            c => c.name(),
+        };
+        match name {
             "portable" => None,
             "avx2" if need <= 128 => Some(128),
             _ if need <= 256 => Some(256),

@@ -69,6 +69,17 @@ impl<'a> Io<'a> {
     }
 }
 
+/// GCM's length block (the AAD's and the text's lengths in bits,
+/// big-endian) in a register, for the VAES paths.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn len_block(aad: usize, text: usize) -> core::arch::x86_64::__m128i {
+    let a = ((aad as u64) * 8).to_be_bytes();
+    let t = ((text as u64) * 8).to_be_bytes();
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { core::arch::x86_64::_mm_set_epi64x(i64::from_le_bytes(t), i64::from_le_bytes(a)) }
+}
+
 /// Longest text and AAD of the short-message path.
 const SHORT: usize = 64;
 const SHORT_AAD: usize = 32;

@@ -132,6 +132,20 @@ pub(crate) fn load_partial(d: &[u8]) -> core::arch::x86_64::__m128i {
     unsafe { core::arch::x86_64::_mm_set_epi64x(hi as i64, lo as i64) }
 }
 
+/// A piece of 1 to 16 bytes as a block, zero-padded: one load when whole,
+/// else [`load_partial`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn load_block(piece: &[u8]) -> core::arch::x86_64::__m128i {
+    if piece.len() == 16 {
+        // SAFETY: 16-byte load from a 16-byte piece; SSE2 is part of the
+        // x86_64 baseline.
+        unsafe { core::arch::x86_64::_mm_loadu_si128(piece.as_ptr().cast()) }
+    } else {
+        load_partial(piece)
+    }
+}
+
 /// Write the first `out.len()` (at most 16) bytes of `x` to `out`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]

@@ -1,10 +1,9 @@
 //! ChaCha20-Poly1305 for messages of up to 448 bytes with the AVX2 ChaCha20
 //! and the radix-2^64 Poly1305, in registers: the one-time key and the
 //! text's keystream from one horizontal call of one to four register sets
-//! (two to eight blocks), the text
-//! XORed and stored from registers and its ciphertext handed to the MAC as
-//! words (a partial block read in place, never copied into a buffer), no
-//! zeroed keystream buffer, no byte loops. Such a message's time is mostly
+//! (two to eight blocks), the text XORed and stored from registers and its
+//! ciphertext handed to the MAC as words (a partial block read in place,
+//! never copied into a buffer), no zeroed keystream buffer, no byte loops. Such a message's time is mostly
 //! the latency of one ChaCha20 chain and of the MAC's few blocks; the rest
 //! is what this path removes. Constant time: lengths alone decide the path.
 

@@ -13,7 +13,7 @@
 //! hashed with one reduction. Constant time: no branch or index depends on
 //! the key or the data, only on lengths.
 
-use super::Io;
+use super::{len_block, Io};
 use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::aesni::Keys;
 use crate::aes::{add32, vaes, vaes512, Width};
@@ -84,9 +84,10 @@ fn seal256(
 }
 
 /// Decryption, 256-bit registers: each step's sixteen ciphertext blocks
-/// are hashed, then decrypted (in place or into the output) (the ciphertext is there from the
-/// start, so no step waits for another), but for the last step, which is
-/// left as it is for the last aggregation. Returns the bytes decrypted.
+/// are hashed, then decrypted, in place or into the output (the ciphertext
+/// is there from the start, so no step waits for another), but for the
+/// last step, which is left as it is for the last aggregation. Returns the
+/// bytes decrypted.
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
 fn open256(
@@ -213,30 +214,19 @@ fn aad_joins_tail(aad: usize, text: usize) -> bool {
     text < 2 * STEP && aad.div_ceil(16) + text.div_ceil(16) < vpclmul::MAX_BLOCKS
 }
 
-/// The length block: the AAD's and the text's lengths in bits, big-endian.
-#[inline]
-fn len_block(aad: usize, text: usize) -> __m128i {
-    let a = ((aad as u64) * 8).to_be_bytes();
-    let t = ((text as u64) * 8).to_be_bytes();
-    // SAFETY: SSE2 is part of the x86_64 baseline.
-    unsafe { _mm_set_epi64x(i64::from_le_bytes(t), i64::from_le_bytes(a)) }
-}
-
 /// The blocks of the last aggregation: the AAD if it joins, the held step,
 /// the leftover text, the length block.
 fn tail_blocks(aad: usize, joined: bool, held: usize, rest: usize) -> usize {
     usize::from(joined) * aad.div_ceil(16) + held / 16 + rest.div_ceil(16) + 1
 }
 
-/// The keystream of the leftover `rest` (under 256 bytes) from counter
+/// The keystream of the leftover `rest` (1 to 255 bytes) from counter
 /// `c`, all its pairs in one batch of AES rounds.
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
 fn leftover_keystream(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: usize) -> [u8; STEP] {
     let mut ks = [0u8; STEP];
-    if rest > 0 {
-        vaes::keystream(rk, nr, c, None, rest.div_ceil(32), &mut ks);
-    }
+    vaes::keystream(rk, nr, c, None, rest.div_ceil(32), &mut ks);
     ks
 }
 

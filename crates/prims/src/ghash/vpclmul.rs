@@ -248,14 +248,8 @@ impl<'k> Agg<'k> {
             // SAFETY: 32-byte load from a 32-byte chunk.
             self.pair(unsafe { _mm256_loadu_si256(p.as_ptr().cast()) });
         }
-        let mut rest = pairs.remainder();
-        if rest.len() >= 16 {
-            // SAFETY: 16-byte load inside the remainder.
-            self.one(unsafe { _mm_loadu_si128(rest.as_ptr().cast()) });
-            rest = &rest[16..];
-        }
-        if !rest.is_empty() {
-            self.one(crate::load_partial(rest));
+        for piece in pairs.remainder().chunks(16) {
+            self.one(crate::load_block(piece));
         }
     }
 
