@@ -220,27 +220,46 @@ fn tail_blocks(aad: usize, joined: bool, held: usize, rest: usize) -> usize {
     usize::from(joined) * aad.div_ceil(16) + held / 16 + rest.div_ceil(16) + 1
 }
 
+/// One batch of AES rounds over N pairs of counter blocks from `c`.
+#[inline]
+#[target_feature(enable = "vaes,avx2,aes")]
+fn pairs<const N: usize>(rk: &[__m256i; 15], nr: usize, c: &mut __m256i) -> [__m256i; N] {
+    let mut b: [__m256i; N] = core::array::from_fn(|_| vaes::next2(c));
+    vaes::rounds(rk, nr, &mut b, false);
+    b
+}
+
 /// The keystream of the leftover `rest` (1 to 255 bytes) from counter
-/// `c`, all its pairs in one batch of AES rounds.
+/// `c` in registers, pair i in slot i: exactly the pairs it needs, in one
+/// batch of AES rounds (so their latencies overlap).
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn leftover_keystream(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: usize) -> [u8; STEP] {
-    let mut ks = [0u8; STEP];
-    vaes::keystream(rk, nr, c, None, rest.div_ceil(32), &mut ks);
+fn leftover_keystream(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: usize) -> [__m256i; 8] {
+    let mut ks = [_mm256_setzero_si256(); 8];
+    macro_rules! take {
+        ($($n:literal)*) => {
+            match rest.div_ceil(32) {
+                $($n => ks[..$n].copy_from_slice(&pairs::<$n>(rk, nr, c)),)*
+                _ => unreachable!("a leftover is 1 to 255 bytes"),
+            }
+        };
+    }
+    take!(1 2 3 4 5 6 7 8);
     ks
 }
 
 /// XOR the keystream `ks` into the leftover `rest` in registers, handing
-/// each block of the result (zero-padded) to `out`.
+/// the result (zero-padded) to `agg`: whole pairs of blocks as pairs.
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn xor_leftover(ks: &[u8; STEP], rest: &mut [u8], out: impl FnMut(__m128i)) {
+fn xor_leftover(ks: &[__m256i; 8], rest: &mut [u8], agg: &mut vpclmul::Agg) {
     let p = rest.as_mut_ptr();
     // SAFETY: `rest` is read and written through the one pointer.
-    unsafe { xor_leftover_raw(ks, p, p, rest.len(), out) }
+    unsafe { xor_leftover_raw(ks, p, p, rest.len(), Some(agg)) }
 }
 
-/// [`xor_leftover`] from `src` to `dst` (the same buffer or apart).
+/// [`xor_leftover`] from `src` to `dst` (the same buffer or apart); the
+/// result goes to `agg` if given.
 ///
 /// # Safety
 /// `src` must be valid for reading and `dst` for writing `n` (< 256)
@@ -248,20 +267,43 @@ fn xor_leftover(ks: &[u8; STEP], rest: &mut [u8], out: impl FnMut(__m128i)) {
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
 unsafe fn xor_leftover_raw(
-    ks: &[u8; STEP],
+    ks: &[__m256i; 8],
     src: *const u8,
     dst: *mut u8,
     n: usize,
-    mut out: impl FnMut(__m128i),
+    mut agg: Option<&mut vpclmul::Agg>,
 ) {
     assert!(n < STEP);
-    for at in (0..n).step_by(16) {
-        // SAFETY: 16-byte load inside the 256-byte keystream (n < 256).
-        let k = unsafe { _mm_loadu_si128(ks.as_ptr().add(at).cast()) };
-        // SAFETY: the piece at `at` (up to 16 bytes) lies inside both
-        // buffers (the caller's `n`).
-        let x = unsafe { crate::xor_block(src.add(at), dst.add(at), (n - at).min(16), k) };
-        out(x);
+    let whole = n / 32;
+    for (i, k) in ks.iter().enumerate().take(whole) {
+        // SAFETY: the 32 bytes at 32i < n lie inside both buffers (the
+        // caller's `n`), read before written.
+        let x = unsafe {
+            let x = _mm256_xor_si256(_mm256_loadu_si256(src.add(32 * i).cast()), *k);
+            _mm256_storeu_si256(dst.add(32 * i).cast(), x);
+            x
+        };
+        if let Some(a) = agg.as_deref_mut() {
+            a.pair(x);
+        }
+    }
+    let at = 32 * whole;
+    if n > at {
+        let k = ks[whole];
+        let halves = [_mm256_castsi256_si128(k), _mm256_extracti128_si256::<1>(k)];
+        for (j, h) in halves.into_iter().enumerate() {
+            let from = at + 16 * j;
+            if from < n {
+                // SAFETY: the piece at `from` (up to 16 bytes) lies inside
+                // both buffers.
+                let x = unsafe {
+                    crate::xor_block(src.add(from), dst.add(from), (n - from).min(16), h)
+                };
+                if let Some(a) = agg.as_deref_mut() {
+                    a.one(x);
+                }
+            }
+        }
     }
 }
 
@@ -362,7 +404,7 @@ fn seal_inner(
     if !rest.is_empty() {
         // The leftover's ciphertext goes to the hash from registers.
         let ks = leftover_keystream(&rk, k.rounds, &mut c, rest.len());
-        xor_leftover(&ks, rest, |x| agg.one(x));
+        xor_leftover(&ks, rest, &mut agg);
     }
     agg.one(len_block(aad.len(), text));
     tag_of(agg.finish(), ek0)
@@ -416,7 +458,7 @@ fn open_inner(
         let (src, dst) = io.at(done + held);
         // SAFETY: the `rest` bytes after the held step lie inside both
         // buffers.
-        unsafe { xor_leftover_raw(&ks, src, dst, rest, |_| {}) };
+        unsafe { xor_leftover_raw(&ks, src, dst, rest, None) };
     }
     Ok(())
 }
