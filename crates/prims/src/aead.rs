@@ -6,6 +6,8 @@ mod short;
 #[cfg(target_arch = "x86_64")]
 mod stitched;
 
+#[cfg(target_arch = "x86_64")]
+use crate::chacha20::avx512;
 use crate::chacha20::{xchacha20_setup, ChaCha20};
 use crate::poly1305::Poly1305;
 
@@ -22,6 +24,21 @@ pub struct ChaCha20Poly1305 {
 }
 
 const ZEROS: [u8; 16] = [0; 16];
+
+/// XOR `ks` into `buf` (as far as the shorter goes).
+fn xor_into(buf: &mut [u8], ks: &[u8]) {
+    buf.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
+}
+
+/// The wide code's layout of a text of `len` bytes: the bytes in whole
+/// 1024-byte chunks, whether the tail after them rides in the first call,
+/// and the tail's first keystream block.
+#[cfg(target_arch = "x86_64")]
+fn wide_layout(len: usize) -> (usize, bool, u32) {
+    let whole = len / 1024 * 1024;
+    let carried = whole > 0 && len - whole <= crate::chacha20::avx512::CARRIED;
+    (whole, carried, 1 + (whole / 64) as u32)
+}
 
 /// The last Poly1305 block of ChaCha20-Poly1305: the AAD's and the
 /// ciphertext's lengths, little-endian.
@@ -46,21 +63,25 @@ const FIRST_MAX: usize = 1024;
 /// there), where the vector MAC is steadier.
 const STITCHED_UP_TO: usize = 4096;
 
-/// From this many bytes the AVX-512 pair (AVX-512 ChaCha20, IFMA Poly1305)
-/// runs its own wide code: the one-time key from a short call, then the
-/// text from block 1 in sixteen-block calls, then the IFMA MAC. Below, up
-/// to 448 bytes it takes the register path, to 960 bytes one sixteen-block
-/// call (the key and the whole text) and the scalar MAC, and above that the
-/// stitched one-pass code. Sealing with 13 bytes of AAD on the 2-core AMD
-/// EPYC (Zen 4), best of nine runs of many calls, against the AVX2 pair
-/// (the stitched code from 512 bytes): 512 bytes 386 against 426 ns,
-/// 640 bytes 421 against 564, 768 bytes 455 against 602, 1 KiB 615 against
-/// 610 (both stitched), 2 KiB 883 against 966, 4 KiB 1.41 against 1.69 µs,
-/// 16 KiB 4.7 against 7.7 µs. (The wide code from 640 bytes, before the
-/// scalar MAC's 64-bit fold: 1536 bytes 820 against 788 ns; the wide code
-/// with 512 bytes of keystream from an AVX2 call first: 1 KiB 780 ns,
-/// 16 KiB 4.9 µs.)
-const WIDE_FROM: usize = 2048;
+/// The AVX-512 pair (AVX-512 ChaCha20, IFMA Poly1305) takes the register
+/// path up to 448 bytes, one sixteen-block call (the one-time key and the
+/// whole text) with the scalar MAC up to 960 bytes, and its wide code
+/// above (`seal_wide`): the text's first 1024 bytes from one sixteen-block
+/// call that also makes the one-time key, and a tail of up to 192 bytes
+/// after the whole 1024-byte chunks, in the horizontal layout beside it
+/// (a separate short call for the key cost its whole chain of dependent
+/// steps, ~100 ns, before anything else); then the other chunks. Its MAC
+/// is the IFMA one from this many bytes of MAC input (AAD, text, padding
+/// and lengths), the scalar one below. Sealing with 13 bytes of AAD on
+/// the 2-core AMD EPYC (Zen 4), best of nine runs of many calls, the wide
+/// code against what ran before it (the stitched AVX2 code from 961 bytes,
+/// from 2 KiB a short call for the key, the text from block 1): 1 KiB 530
+/// against 602 ns, 1088 bytes 552 against 725, 1152 bytes 579 against 746,
+/// 1920 bytes 866 against 1004, 2 KiB 826 against 886, 2176 bytes 884
+/// against 1012, 4 KiB 1.39 against 1.44 µs; the MACs side by side: 1 KiB
+/// 530 (scalar) against 540 ns, 1088 bytes 552 against 585, 1152 bytes
+/// 604 against 579, 1280 bytes 709 against 674.
+const IFMA_FROM: usize = 1200;
 
 impl ChaCha20Poly1305 {
     pub fn new(key: &[u8; 32], chacha: ChaCha20, poly: Poly1305) -> Self {
@@ -104,11 +125,11 @@ impl ChaCha20Poly1305 {
     fn first_span(&self, len: usize) -> Option<usize> {
         let need = 64 + len;
         if let (ChaCha20::Avx512(_), Poly1305::Ifma(_)) = (self.chacha, self.poly) {
-            if len >= WIDE_FROM {
-                // Its wide code: the text's blocks in sixteen-block calls.
+            if len > FIRST_MAX - 64 {
+                // Its wide code.
                 return None;
             }
-            if len > short::TEXT && len <= FIRST_MAX - 64 {
+            if len > short::TEXT {
                 // One sixteen-block call: the key and the whole text.
                 return Some(FIRST_MAX);
             }
@@ -155,12 +176,12 @@ impl ChaCha20Poly1305 {
         // The AVX2 Poly1305 runs a short input on its radix-2^64 scalar
         // code; taking that code directly spares the vector state's set-up
         // and moves (a fifth of a 16-byte message's time). The IFMA one
-        // takes it below [`WIDE_FROM`]. Lengths only decide it.
+        // takes it below [`IFMA_FROM`]. Lengths only decide it.
         #[cfg(target_arch = "x86_64")]
         let total = aad.len() + ct.len() + 48;
         let poly = match self.poly {
             Poly1305::Avx2(_) if total < crate::poly1305::avx2::VECTOR_FROM => Poly1305::Radix64,
-            Poly1305::Ifma(_) if total < WIDE_FROM => Poly1305::Radix64,
+            Poly1305::Ifma(_) if total < IFMA_FROM => Poly1305::Radix64,
             p => p,
         };
         #[cfg(not(target_arch = "x86_64"))]
@@ -185,9 +206,8 @@ impl ChaCha20Poly1305 {
 
     /// The stitched one-pass code (AVX2 ChaCha20 beside the radix-2^64
     /// Poly1305) for this pair and a message of `len` bytes, if it applies:
-    /// always for that pair from 512 bytes, for the AVX2 pair from 512
-    /// to [`STITCHED_UP_TO`] bytes, and for the AVX-512 pair from 961 bytes
-    /// to below [`WIDE_FROM`].
+    /// always for that pair from 512 bytes, and for the AVX2 pair from 512
+    /// to [`STITCHED_UP_TO`] bytes.
     #[cfg(target_arch = "x86_64")]
     fn stitched(&self, len: usize) -> Option<crate::cpu::Avx2> {
         match (self.chacha, self.poly) {
@@ -196,11 +216,6 @@ impl ChaCha20Poly1305 {
                 if (stitched::CHUNK..=STITCHED_UP_TO).contains(&len) =>
             {
                 Some(t)
-            }
-            (ChaCha20::Avx512(_), Poly1305::Ifma(_))
-                if (FIRST_MAX - 64 + 1..WIDE_FROM).contains(&len) =>
-            {
-                crate::cpu::Avx2::detect()
             }
             _ => None,
         }
@@ -221,11 +236,97 @@ impl ChaCha20Poly1305 {
         }
     }
 
+    /// The AVX-512 pair's wide code, for a text of more than 960 bytes.
+    #[cfg(target_arch = "x86_64")]
+    fn wide(&self, len: usize) -> Option<crate::cpu::Avx512> {
+        match (self.chacha, self.poly) {
+            (ChaCha20::Avx512(t), Poly1305::Ifma(_)) if len > FIRST_MAX - 64 => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Sealing with the wide code: the text's first 1024 bytes (keystream
+    /// blocks 1 to 16) from one sixteen-block call that also makes the
+    /// one-time key and, when it is at most [`avx512::CARRIED`] bytes, the
+    /// text's tail after its whole 1024-byte chunks (in the horizontal
+    /// layout, beside the sixteen blocks); then the other chunks, the tail
+    /// if not carried, and the MAC.
+    #[cfg(target_arch = "x86_64")]
+    fn seal_wide(
+        &self,
+        t: crate::cpu::Avx512,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> [u8; 16] {
+        let key = &self.key;
+        let (whole, carried, tc) = wide_layout(buf.len());
+        let otk = if whole == 0 {
+            let mut ks = [0u8; FIRST_MAX];
+            let otk = avx512::first_and_key(t, key, nonce, &mut ks, tc, &mut []);
+            xor_into(buf, &ks);
+            otk
+        } else {
+            let (chunks, tail) = buf.split_at_mut(whole);
+            let (first, later) = chunks.split_at_mut(1024);
+            let first: &mut [u8; 1024] = first.try_into().expect("1024 bytes");
+            let (carry, rest): (&mut [u8], &mut [u8]) = if carried {
+                (tail, &mut [])
+            } else {
+                (&mut [], tail)
+            };
+            let otk = avx512::first_and_key(t, key, nonce, first, tc, carry);
+            avx512::xor_keystream(t, key, 17, nonce, later);
+            avx512::xor_keystream(t, key, tc, nonce, rest);
+            otk
+        };
+        self.mac(&otk, aad, buf)
+    }
+
+    /// Opening with the wide code: the first call as in [`Self::seal_wide`],
+    /// its keystream held aside until the tag verifies.
+    #[cfg(target_arch = "x86_64")]
+    fn open_wide(
+        &self,
+        t: crate::cpu::Avx512,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<(), AuthError> {
+        let key = &self.key;
+        let len = buf.len();
+        let (whole, carried, tc) = wide_layout(len);
+        let mut ks = [0u8; FIRST_MAX + avx512::CARRIED];
+        let (first, tks) = ks.split_at_mut(FIRST_MAX);
+        let first: &mut [u8; 1024] = first.try_into().expect("1024 bytes");
+        let n = if carried { len - whole } else { 0 };
+        let otk = avx512::first_and_key(t, key, nonce, first, tc, &mut tks[..n]);
+        if !ct_eq(&self.mac(&otk, aad, buf), tag) {
+            return Err(AuthError);
+        }
+        xor_into(buf, first);
+        if whole > 0 {
+            let (chunks, tail) = buf.split_at_mut(whole);
+            avx512::xor_keystream(t, key, 17, nonce, &mut chunks[1024..]);
+            if carried {
+                xor_into(tail, tks);
+            } else {
+                avx512::xor_keystream(t, key, tc, nonce, tail);
+            }
+        }
+        Ok(())
+    }
+
     /// Encrypt `buf` in place and return the tag.
     pub fn seal(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.short(buf.len()) {
             return short::seal(t, &self.key, nonce, aad, buf);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = self.wide(buf.len()) {
+            return self.seal_wide(t, nonce, aad, buf);
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.stitched(buf.len()) {
@@ -258,6 +359,10 @@ impl ChaCha20Poly1305 {
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.short(buf.len()) {
             return short::open(t, &self.key, nonce, aad, buf, tag);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = self.wide(buf.len()) {
+            return self.open_wide(t, nonce, aad, buf, tag);
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.stitched(buf.len()) {
@@ -372,10 +477,12 @@ mod tests {
     fn short_and_long_paths_agree_at_every_length() {
         // The first vector call (the one-time key and the first of the
         // keystream) and the rest after it, the stitched path from 512
-        // (AVX2 with radix64; the AVX2 pair up to 4096, the AVX-512 pair
-        // from 961 to below 2048, where its wide code starts; below 961 one
-        // sixteen-block call): every variant pair
-        // gives the portable/radix26 result around every limit.
+        // (AVX2 with radix64; the AVX2 pair up to 4096), the AVX-512 pair's
+        // one sixteen-block call up to 960 and its wide code above (a tail
+        // of up to 192 bytes after the whole 1024-byte chunks carried in the
+        // first call, a longer one after it; the IFMA MAC from about 1140):
+        // every variant pair gives the portable/radix26 result around every
+        // limit.
         let key = [0x42u8; 32];
         let nonce = [7u8; 12];
         let data: Vec<u8> = (0..4200).map(|i| (i * 7 + 3) as u8).collect();
@@ -394,8 +501,9 @@ mod tests {
                     || (440..=520).contains(l)
             })
             .chain([
-                639, 640, 641, 959, 960, 961, 1023, 1024, 1025, 1472, 1473, 1536, 1537, 1600, 2047,
-                2048, 2049, 2061, 4095, 4096, 4097, 4099,
+                639, 640, 641, 959, 960, 961, 1023, 1024, 1025, 1087, 1088, 1089, 1139, 1140, 1152,
+                1153, 1215, 1216, 1217, 1472, 1473, 1536, 1537, 1600, 2047, 2048, 2049, 2061, 2239,
+                2240, 2241, 2561, 3071, 3072, 3073, 4095, 4096, 4097, 4099,
             ]);
         for len in lens {
             let aad = &data[..len % 40];

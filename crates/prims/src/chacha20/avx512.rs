@@ -22,10 +22,36 @@ macro_rules! qr {
     };
 }
 
-/// XOR sixteen keystream blocks (counters state[12] .. +15) into `buf`
-/// (exactly 1024 bytes).
-#[target_feature(enable = "avx512f")]
-fn sixteen_blocks(state: &[u32; 16], buf: &mut [u8; 1024]) {
+/// Rotate each 32-bit word of a 256-bit register left by `n`: two shifts
+/// and an OR (AVX2).
+macro_rules! rot_shifts {
+    ($x:expr, $n:literal) => {{
+        let x = $x;
+        _mm256_or_si256(
+            _mm256_slli_epi32::<$n>(x),
+            _mm256_srli_epi32::<{ 32 - $n }>(x),
+        )
+    }};
+}
+
+/// Rotate each 32-bit word of a 256-bit register left by `n`: one VPROLD
+/// (AVX-512VL).
+macro_rules! rot_prold {
+    ($x:expr, $n:literal) => {
+        _mm256_rol_epi32::<$n>($x)
+    };
+}
+
+macro_rules! sixteen_fn {
+    ($(#[$meta:meta])* $name:ident, $features:literal, $rot:ident) => {
+$(#[$meta])*
+#[target_feature(enable = $features)]
+fn $name<const P: usize>(
+    state: &[u32; 16],
+    buf: &mut [u8; 1024],
+    extra: &[[u32; 2]; P],
+    out: &mut [[u8; 128]; P],
+) {
     let mut init = [_mm512_setzero_si512(); 16];
     for (i, w) in state.iter().enumerate() {
         init[i] = _mm512_set1_epi32(*w as i32);
@@ -34,16 +60,65 @@ fn sixteen_blocks(state: &[u32; 16], buf: &mut [u8; 1024]) {
         init[12],
         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
     );
+    // The horizontal sets: rows a, b, c, d of two blocks (the low and the
+    // high half), at the counters `extra` gives.
+    let w = |i: usize| state[i] as i32;
+    let row = |i: usize| _mm256_setr_epi32(w(i), w(i + 1), w(i + 2), w(i + 3), w(i), w(i + 1), w(i + 2), w(i + 3));
+    let (a0, b0, c0) = (row(0), row(4), row(8));
+    let d_init: [__m256i; P] = core::array::from_fn(|i| {
+        let [lo, hi] = extra[i].map(|c| c as i32);
+        _mm256_setr_epi32(lo, w(13), w(14), w(15), hi, w(13), w(14), w(15))
+    });
+    let (mut ha, mut hb, mut hc, mut hd) = ([a0; P], [b0; P], [c0; P], d_init);
+    macro_rules! hhalf {
+        () => {
+            for i in 0..P {
+                ha[i] = _mm256_add_epi32(ha[i], hb[i]);
+                hd[i] = $rot!(_mm256_xor_si256(hd[i], ha[i]), 16);
+                hc[i] = _mm256_add_epi32(hc[i], hd[i]);
+                hb[i] = $rot!(_mm256_xor_si256(hb[i], hc[i]), 12);
+                ha[i] = _mm256_add_epi32(ha[i], hb[i]);
+                hd[i] = $rot!(_mm256_xor_si256(hd[i], ha[i]), 8);
+                hc[i] = _mm256_add_epi32(hc[i], hd[i]);
+                hb[i] = $rot!(_mm256_xor_si256(hb[i], hc[i]), 7);
+            }
+        };
+    }
     let mut v = init;
     for _ in 0..10 {
         qr!(v, 0, 4, 8, 12);
         qr!(v, 1, 5, 9, 13);
         qr!(v, 2, 6, 10, 14);
         qr!(v, 3, 7, 11, 15);
+        hhalf!();
+        for i in 0..P {
+            hb[i] = _mm256_shuffle_epi32::<0x39>(hb[i]);
+            hc[i] = _mm256_shuffle_epi32::<0x4e>(hc[i]);
+            hd[i] = _mm256_shuffle_epi32::<0x93>(hd[i]);
+        }
         qr!(v, 0, 5, 10, 15);
         qr!(v, 1, 6, 11, 12);
         qr!(v, 2, 7, 8, 13);
         qr!(v, 3, 4, 9, 14);
+        hhalf!();
+        for i in 0..P {
+            hb[i] = _mm256_shuffle_epi32::<0x93>(hb[i]);
+            hc[i] = _mm256_shuffle_epi32::<0x4e>(hc[i]);
+            hd[i] = _mm256_shuffle_epi32::<0x39>(hd[i]);
+        }
+    }
+    for i in 0..P {
+        let (a, b) = (_mm256_add_epi32(ha[i], a0), _mm256_add_epi32(hb[i], b0));
+        let (c, d) = (_mm256_add_epi32(hc[i], c0), _mm256_add_epi32(hd[i], d_init[i]));
+        let p = out[i].as_mut_ptr().cast::<__m256i>();
+        // SAFETY: out[i] is 128 bytes: four unaligned 32-byte stores at
+        // offsets 0, 32, 64, 96 stay inside it.
+        unsafe {
+            _mm256_storeu_si256(p, _mm256_permute2x128_si256::<0x20>(a, b));
+            _mm256_storeu_si256(p.add(1), _mm256_permute2x128_si256::<0x20>(c, d));
+            _mm256_storeu_si256(p.add(2), _mm256_permute2x128_si256::<0x31>(a, b));
+            _mm256_storeu_si256(p.add(3), _mm256_permute2x128_si256::<0x31>(c, d));
+        }
     }
     for i in 0..16 {
         v[i] = _mm512_add_epi32(v[i], init[i]);
@@ -85,6 +160,79 @@ fn sixteen_blocks(state: &[u32; 16], buf: &mut [u8; 1024]) {
         }
     }
 }
+    };
+}
+
+sixteen_fn!(
+    /// XOR sixteen keystream blocks (counters state[12] .. +15) into `buf`
+    /// (exactly 1024 bytes), and write P pairs of blocks more, in the
+    /// horizontal layout (pair i at the counters `extra[i]`), to `out`: in
+    /// the same double rounds, so the short sets' long chains of dependent
+    /// steps run beside the sixteen blocks' wide ones instead of after them.
+    sixteen,
+    "avx512f",
+    rot_shifts
+);
+
+sixteen_fn!(
+    /// [`sixteen`] with one-instruction rotations in the horizontal sets
+    /// (AVX-512VL).
+    sixteen_vl,
+    "avx512f,avx512vl",
+    rot_prold
+);
+
+/// XOR sixteen keystream blocks (counters state[12] .. +15) into `buf`.
+#[target_feature(enable = "avx512f")]
+fn sixteen_blocks(state: &[u32; 16], buf: &mut [u8; 1024]) {
+    sixteen::<0>(state, buf, &[], &mut [])
+}
+
+/// The longest tail [`sixteen_and_key`] carries beside the one-time key.
+pub(crate) const CARRIED: usize = 192;
+
+/// ChaCha20-Poly1305's first call, for a text of at least 1024 bytes: XOR
+/// keystream blocks 1..=16 into `chunk` (the text's first 1024 bytes, or
+/// a buffer to hold the keystream) and the blocks from `tail_counter` into
+/// `tail` (at most [`CARRIED`] bytes: the text's end), and return block
+/// 0's first 32 bytes (the one-time key) — block 0 and the tail's blocks in
+/// the horizontal layout beside the sixteen, so neither waits for the other.
+pub(crate) fn first_and_key(
+    _token: Avx512,
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    chunk: &mut [u8; 1024],
+    tail_counter: u32,
+    tail: &mut [u8],
+) -> [u8; 32] {
+    assert!(tail.len() <= CARRIED);
+    let st = portable::init_state(key, 1, nonce);
+    let t = tail_counter;
+    let vl = crate::cpu::Avx512Vl::detect();
+    let mut otk = [0u8; 32];
+    macro_rules! call {
+        ($p:literal, $extra:expr) => {{
+            let mut out = [[0u8; 128]; $p];
+            // SAFETY: the Avx512 token exists only when the CPU has
+            // AVX-512F; the Avx512Vl one when it has AVX-512VL too.
+            unsafe {
+                match vl {
+                    Some(_) => sixteen_vl::<$p>(&st, chunk, &$extra, &mut out),
+                    None => sixteen::<$p>(&st, chunk, &$extra, &mut out),
+                }
+            }
+            let ks = out.as_flattened();
+            otk.copy_from_slice(&ks[..32]);
+            tail.iter_mut().zip(&ks[64..]).for_each(|(b, k)| *b ^= k);
+        }};
+    }
+    if tail.len() <= 64 {
+        call!(1, [[0, t]]);
+    } else {
+        call!(2, [[0, t], [t.wrapping_add(1), t.wrapping_add(2)]]);
+    }
+    otk
+}
 
 /// XOR the keystream from block `counter` into `buf`.
 pub fn xor_keystream(
@@ -116,6 +264,65 @@ pub fn xor_keystream(
             (Some(t), _) => avx2::xor_keystream(t, key, st[12], nonce, rest),
             (None, Some(t)) => sse2::xor_keystream(t, key, st[12], nonce, rest),
             _ => portable::xor_keystream(key, st[12], nonce, rest),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Block `counter` of the keystream, from the portable code.
+    fn block(key: &[u8; 32], nonce: &[u8; 12], counter: u32) -> [u8; 64] {
+        let mut b = [0u8; 64];
+        portable::xor_keystream(key, counter, nonce, &mut b);
+        b
+    }
+
+    #[test]
+    fn sixteen_with_horizontal_sets_gives_every_block() {
+        // Both rotations of the horizontal sets (shifts, and VPROLD where
+        // the CPU has AVX-512VL), one and two sets, counters anywhere
+        // (wrapping modulo 2^32 as the vertical blocks' do).
+        let Some(_) = Avx512::detect() else { return };
+        let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 1) as u8);
+        let nonce = [9u8; 12];
+        let st = portable::init_state(&key, u32::MAX - 3, &nonce);
+        let check = |buf: &[u8; 1024], out: &[[u8; 128]], extra: &[[u32; 2]]| {
+            for j in 0..16 {
+                let want = block(&key, &nonce, (u32::MAX - 3).wrapping_add(j as u32));
+                assert_eq!(&buf[64 * j..64 * j + 64], &want[..], "vertical block {j}");
+            }
+            for (o, e) in out.iter().zip(extra) {
+                assert_eq!(&o[..64], &block(&key, &nonce, e[0])[..]);
+                assert_eq!(&o[64..], &block(&key, &nonce, e[1])[..]);
+            }
+        };
+        let one = [[0, 77]];
+        let two = [[5, u32::MAX], [0, 1]];
+        let vl = crate::cpu::Avx512Vl::detect();
+        for use_vl in [false, true] {
+            if use_vl && vl.is_none() {
+                continue;
+            }
+            let (mut buf, mut out1, mut out2) = ([0u8; 1024], [[0u8; 128]; 1], [[0u8; 128]; 2]);
+            // SAFETY: AVX-512F checked above; VL where used.
+            unsafe {
+                match use_vl {
+                    true => sixteen_vl::<1>(&st, &mut buf, &one, &mut out1),
+                    false => sixteen::<1>(&st, &mut buf, &one, &mut out1),
+                }
+            }
+            check(&buf, &out1, &one);
+            buf = [0u8; 1024];
+            // SAFETY: as above.
+            unsafe {
+                match use_vl {
+                    true => sixteen_vl::<2>(&st, &mut buf, &two, &mut out2),
+                    false => sixteen::<2>(&st, &mut buf, &two, &mut out2),
+                }
+            }
+            check(&buf, &out2, &two);
         }
     }
 }

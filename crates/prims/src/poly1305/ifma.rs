@@ -202,9 +202,15 @@ impl Poly1305 {
         if !bulk.is_empty() {
             let k = (bulk.len() / 128).min(SETS);
             if self.npows == 0 {
-                self.pows[0] = self.inner.r;
-                for i in 1..8 {
-                    self.pows[i] = mul_limbs(self.pows[i - 1], self.inner.r);
+                // A tree, three multiplies deep rather than seven: r^2;
+                // r^3 and r^4 from it; r^5..r^8 as r^4 times r..r^4.
+                let r = self.inner.r;
+                let r2 = mul_limbs(r, r);
+                let (r3, r4) = (mul_limbs(r2, r), mul_limbs(r2, r2));
+                let low = [r, r2, r3, r4];
+                self.pows[..4].copy_from_slice(&low);
+                for (p, x) in self.pows[4..8].iter_mut().zip(low) {
+                    *p = mul_limbs(r4, x);
                 }
                 self.npows = 8;
             }
