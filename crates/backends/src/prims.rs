@@ -69,23 +69,28 @@ impl Aead for PrimsAead {
         out: &mut [u8],
     ) -> Result<()> {
         let t: &[u8; 16] = tag.try_into().map_err(|_| Error::AuthFailed)?;
-        out.copy_from_slice(ct);
+        if ct.len() != out.len() {
+            return Err(err("ciphertext and output lengths differ"));
+        }
+        // Decrypted from the ciphertext into the output: no copy first.
         match self {
-            PrimsAead::Ietf(a) => a.open(
+            PrimsAead::Ietf(a) => a.open_into(
                 nonce
                     .try_into()
                     .map_err(|_| err("nonce must be 12 bytes"))?,
                 aad,
-                out,
+                ct,
                 t,
+                out,
             ),
-            PrimsAead::X(a) => a.open(
+            PrimsAead::X(a) => a.open_into(
                 nonce
                     .try_into()
                     .map_err(|_| err("nonce must be 24 bytes"))?,
                 aad,
-                out,
+                ct,
                 t,
+                out,
             ),
         }
         .map_err(|AuthError| Error::AuthFailed)

@@ -30,6 +30,14 @@ fn xor_into(buf: &mut [u8], ks: &[u8]) {
     buf.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
 }
 
+/// XOR `ks` into `src`, writing to `dst` (as far as the shortest goes).
+#[cfg(target_arch = "x86_64")]
+fn xor_to(dst: &mut [u8], src: &[u8], ks: &[u8]) {
+    dst.iter_mut()
+        .zip(src.iter().zip(ks))
+        .for_each(|(d, (s, k))| *d = s ^ k);
+}
+
 /// The wide code's layout of a text of `len` bytes: the bytes in whole
 /// 1024-byte chunks, whether the tail after them rides in the first call,
 /// and the tail's first keystream block.
@@ -283,39 +291,72 @@ impl ChaCha20Poly1305 {
         self.mac(&otk, aad, buf)
     }
 
-    /// Opening with the wide code: the first call as in [`Self::seal_wide`],
-    /// its keystream held aside until the tag verifies.
+    /// Opening with the wide code, in place (`ct` None: `out` holds the
+    /// ciphertext) or from `ct` into `out` (as long): the first call as in
+    /// [`Self::seal_wide`], its keystream held aside; the MAC over the
+    /// ciphertext; only if the tag verifies anything written to `out`, the
+    /// rest read from the ciphertext and written there.
     #[cfg(target_arch = "x86_64")]
     fn open_wide(
         &self,
         t: crate::cpu::Avx512,
         nonce: &[u8; 12],
         aad: &[u8],
-        buf: &mut [u8],
+        ct: Option<&[u8]>,
         tag: &[u8; 16],
+        out: &mut [u8],
     ) -> Result<(), AuthError> {
         let key = &self.key;
-        let len = buf.len();
+        let len = out.len();
         let (whole, carried, tc) = wide_layout(len);
         let mut ks = [0u8; FIRST_MAX + avx512::CARRIED];
         let (first, tks) = ks.split_at_mut(FIRST_MAX);
         let first: &mut [u8; 1024] = first.try_into().expect("1024 bytes");
         let n = if carried { len - whole } else { 0 };
         let otk = avx512::first_and_key(t, key, nonce, first, tc, &mut tks[..n]);
-        if !ct_eq(&self.mac(&otk, aad, buf), tag) {
+        if !ct_eq(&self.mac(&otk, aad, ct.unwrap_or(out)), tag) {
             return Err(AuthError);
         }
-        xor_into(buf, first);
+        let head = len.min(1024);
+        let (o, ot) = out.split_at_mut(whole.max(head));
+        match ct {
+            None => xor_into(o, first),
+            Some(c) => xor_to(o, c, first),
+        }
         if whole > 0 {
-            let (chunks, tail) = buf.split_at_mut(whole);
-            avx512::xor_keystream(t, key, 17, nonce, &mut chunks[1024..]);
-            if carried {
-                xor_into(tail, tks);
-            } else {
-                avx512::xor_keystream(t, key, tc, nonce, tail);
+            let o = &mut o[1024..];
+            match ct {
+                None => avx512::xor_keystream(t, key, 17, nonce, o),
+                Some(c) => avx512::xor_keystream_into(t, key, 17, nonce, &c[1024..whole], o),
+            }
+            match (ct, carried) {
+                (None, true) => xor_into(ot, tks),
+                (None, false) => avx512::xor_keystream(t, key, tc, nonce, ot),
+                (Some(c), true) => xor_to(ot, &c[whole..], tks),
+                (Some(c), false) => avx512::xor_keystream_into(t, key, tc, nonce, &c[whole..], ot),
             }
         }
         Ok(())
+    }
+
+    /// Verify `tag` over `ct` and decrypt it into `out` (as long), without
+    /// first copying it there where the wide code runs; on a wrong tag
+    /// `out` holds no plaintext (it is as it was, or holds the ciphertext).
+    pub fn open_into(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8; 16],
+        out: &mut [u8],
+    ) -> Result<(), AuthError> {
+        assert_eq!(ct.len(), out.len(), "ciphertext and output lengths");
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = self.wide(ct.len()) {
+            return self.open_wide(t, nonce, aad, Some(ct), tag, out);
+        }
+        out.copy_from_slice(ct);
+        self.open(nonce, aad, out, tag)
     }
 
     /// Encrypt `buf` in place and return the tag.
@@ -362,7 +403,7 @@ impl ChaCha20Poly1305 {
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.wide(buf.len()) {
-            return self.open_wide(t, nonce, aad, buf, tag);
+            return self.open_wide(t, nonce, aad, None, tag, buf);
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.stitched(buf.len()) {
@@ -423,6 +464,19 @@ impl XChaCha20Poly1305 {
     ) -> Result<(), AuthError> {
         let (a, n) = self.inner(nonce);
         a.open(&n, aad, buf, tag)
+    }
+
+    /// As [`ChaCha20Poly1305::open_into`].
+    pub fn open_into(
+        &self,
+        nonce: &[u8; 24],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8; 16],
+        out: &mut [u8],
+    ) -> Result<(), AuthError> {
+        let (a, n) = self.inner(nonce);
+        a.open_into(&n, aad, ct, tag, out)
     }
 }
 
@@ -521,6 +575,26 @@ mod tests {
                     assert_eq!(b, want, "untouched after a refused open");
                     a.open(&nonce, aad, &mut b, &t).unwrap();
                     assert_eq!(b, &data[..len]);
+                    // Into another buffer: the plaintext there, the
+                    // ciphertext untouched; refused, no plaintext there.
+                    let mut out = vec![0xa5u8; len];
+                    a.open_into(&nonce, aad, &want, &t, &mut out).unwrap();
+                    assert_eq!(
+                        out,
+                        &data[..len],
+                        "{} len {len}: open_into",
+                        a.variant_name()
+                    );
+                    let mut out = vec![0xa5u8; len];
+                    assert_eq!(
+                        a.open_into(&nonce, aad, &want, &bad, &mut out),
+                        Err(AuthError)
+                    );
+                    assert!(
+                        out.iter().zip(&want).all(|(o, c)| *o == 0xa5 || o == c),
+                        "{} len {len}: refused open_into",
+                        a.variant_name()
+                    );
                 }
             }
         }

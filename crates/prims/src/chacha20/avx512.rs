@@ -46,9 +46,10 @@ macro_rules! sixteen_fn {
     ($(#[$meta:meta])* $name:ident, $features:literal, $rot:ident) => {
 $(#[$meta])*
 #[target_feature(enable = $features)]
-fn $name<const P: usize>(
+unsafe fn $name<const P: usize>(
     state: &[u32; 16],
-    buf: &mut [u8; 1024],
+    src: *const u8,
+    dst: *mut u8,
     extra: &[[u32; 2]; P],
     out: &mut [[u8; 128]; P],
 ) {
@@ -150,12 +151,11 @@ fn $name<const P: usize>(
             (12 + j, _mm512_shuffle_i32x4::<0xdd>(c, d)),
         ];
         for (blk, ks) in blocks {
-            let p = buf[64 * blk..64 * blk + 64].as_mut_ptr();
-            // SAFETY: p points to 64 bytes inside `buf` (the slice above is
-            // bounds-checked); unaligned loads and stores are allowed.
+            // SAFETY: 64 bytes at 64·blk < 1024 of the source and the
+            // destination (the caller's contract); each read before written.
             unsafe {
-                let x = _mm512_xor_si512(_mm512_loadu_si512(p.cast()), ks);
-                _mm512_storeu_si512(p.cast(), x);
+                let x = _mm512_xor_si512(_mm512_loadu_si512(src.add(64 * blk).cast()), ks);
+                _mm512_storeu_si512(dst.add(64 * blk).cast(), x);
             }
         }
     }
@@ -164,8 +164,10 @@ fn $name<const P: usize>(
 }
 
 sixteen_fn!(
-    /// XOR sixteen keystream blocks (counters state[12] .. +15) into `buf`
-    /// (exactly 1024 bytes), and write P pairs of blocks more, in the
+    /// XOR sixteen keystream blocks (counters state[12] .. +15) into the
+    /// 1024 bytes at `src`, writing them to `dst` (the same bytes or apart:
+    /// the caller makes sure both are valid), and write P pairs of blocks
+    /// more, in the
     /// horizontal layout (pair i at the counters `extra[i]`), to `out`: in
     /// the same double rounds, so the short sets' long chains of dependent
     /// steps run beside the sixteen blocks' wide ones instead of after them.
@@ -185,7 +187,9 @@ sixteen_fn!(
 /// XOR sixteen keystream blocks (counters state[12] .. +15) into `buf`.
 #[target_feature(enable = "avx512f")]
 fn sixteen_blocks(state: &[u32; 16], buf: &mut [u8; 1024]) {
-    sixteen::<0>(state, buf, &[], &mut [])
+    let p = buf.as_mut_ptr();
+    // SAFETY: the 1024 bytes of `buf`, read and written through one pointer.
+    unsafe { sixteen::<0>(state, p, p, &[], &mut []) }
 }
 
 /// The longest tail [`sixteen_and_key`] carries beside the one-time key.
@@ -213,12 +217,14 @@ pub(crate) fn first_and_key(
     macro_rules! call {
         ($p:literal, $extra:expr) => {{
             let mut out = [[0u8; 128]; $p];
+            let c = chunk.as_mut_ptr();
             // SAFETY: the Avx512 token exists only when the CPU has
-            // AVX-512F; the Avx512Vl one when it has AVX-512VL too.
+            // AVX-512F, the Avx512Vl one when it has AVX-512VL too; the
+            // 1024 bytes of `chunk`, read and written through one pointer.
             unsafe {
                 match vl {
-                    Some(_) => sixteen_vl::<$p>(&st, chunk, &$extra, &mut out),
-                    None => sixteen::<$p>(&st, chunk, &$extra, &mut out),
+                    Some(_) => sixteen_vl::<$p>(&st, c, c, &$extra, &mut out),
+                    None => sixteen::<$p>(&st, c, c, &$extra, &mut out),
                 }
             }
             let ks = out.as_flattened();
@@ -232,6 +238,38 @@ pub(crate) fn first_and_key(
         call!(2, [[0, t], [t.wrapping_add(1), t.wrapping_add(2)]]);
     }
     otk
+}
+
+/// XOR the keystream from block `counter` into `src`, writing the result
+/// to `dst` (as long): whole 1024-byte chunks read from one and written to
+/// the other, a tail copied over and XORed there.
+pub(crate) fn xor_keystream_into(
+    token: Avx512,
+    key: &[u8; 32],
+    counter: u32,
+    nonce: &[u8; 12],
+    src: &[u8],
+    dst: &mut [u8],
+) {
+    assert_eq!(src.len(), dst.len());
+    let mut st = portable::init_state(key, counter, nonce);
+    let whole = src.len() / 1024 * 1024;
+    for at in (0..whole).step_by(1024) {
+        // SAFETY: the Avx512 token exists only when the CPU has AVX-512F;
+        // 1024 bytes from `at` < whole lie inside both slices (same length).
+        unsafe {
+            sixteen::<0>(
+                &st,
+                src[at..].as_ptr(),
+                dst[at..].as_mut_ptr(),
+                &[],
+                &mut [],
+            )
+        };
+        st[12] = st[12].wrapping_add(16);
+    }
+    dst[whole..].copy_from_slice(&src[whole..]);
+    xor_keystream(token, key, st[12], nonce, &mut dst[whole..]);
 }
 
 /// XOR the keystream from block `counter` into `buf`.
@@ -306,23 +344,28 @@ mod tests {
                 continue;
             }
             let (mut buf, mut out1, mut out2) = ([0u8; 1024], [[0u8; 128]; 1], [[0u8; 128]; 2]);
-            // SAFETY: AVX-512F checked above; VL where used.
+            let p = buf.as_mut_ptr();
+            // SAFETY: AVX-512F checked above, VL where used; `buf`'s 1024
+            // bytes through one pointer.
             unsafe {
                 match use_vl {
-                    true => sixteen_vl::<1>(&st, &mut buf, &one, &mut out1),
-                    false => sixteen::<1>(&st, &mut buf, &one, &mut out1),
+                    true => sixteen_vl::<1>(&st, p, p, &one, &mut out1),
+                    false => sixteen::<1>(&st, p, p, &one, &mut out1),
                 }
             }
             check(&buf, &out1, &one);
-            buf = [0u8; 1024];
-            // SAFETY: as above.
+            // Into another buffer: the source as it was.
+            let zeros = [0u8; 1024];
+            let mut buf = [0xeeu8; 1024];
+            // SAFETY: as above, from `zeros` to `buf`.
             unsafe {
                 match use_vl {
-                    true => sixteen_vl::<2>(&st, &mut buf, &two, &mut out2),
-                    false => sixteen::<2>(&st, &mut buf, &two, &mut out2),
+                    true => sixteen_vl::<2>(&st, zeros.as_ptr(), buf.as_mut_ptr(), &two, &mut out2),
+                    false => sixteen::<2>(&st, zeros.as_ptr(), buf.as_mut_ptr(), &two, &mut out2),
                 }
             }
             check(&buf, &out2, &two);
+            assert_eq!(zeros, [0u8; 1024]);
         }
     }
 }
