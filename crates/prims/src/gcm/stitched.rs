@@ -5,7 +5,8 @@
 //! share the core. Two widths, as the AES variant says: `vaes` with 256-bit
 //! registers, `vaes512` with 512-bit registers (AVX-512). The whole message
 //! is one call: E(K, J0) is started first, the AAD is hashed first (or,
-//! when all fits, in the last aggregation), the whole steps stitched, then
+//! when all fits, in the last aggregation; with 512-bit steps, an AAD of
+//! one block with the first step), the whole steps stitched, then
 //! the leftover text's keystream comes from one batch of AES rounds, and
 //! the last step, the leftover text (from registers: a short piece is
 //! never copied into a buffer and reloaded, which stalls the load until the
@@ -129,10 +130,19 @@ fn powers512(g: &vpclmul::Key) -> Powers512 {
 }
 
 /// Absorb the WIDE bytes at `blocks` into `acc`: 32 blocks, one reduction,
-/// three multiplies per four blocks (Karatsuba, as the 256-bit code).
+/// three multiplies per four blocks (Karatsuba, as the 256-bit code); with
+/// `lead`, one block before the 32 (in memory order, with H^33 and its
+/// Karatsuba factor): a message's AAD of up to 16 bytes hashed with its
+/// first step, not on its own first.
 #[inline]
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn hash512(hp: &Powers512, rev: __m512i, acc: __m128i, blocks: &[u8]) -> __m128i {
+fn hash512(
+    hp: &Powers512,
+    rev: __m512i,
+    acc: __m128i,
+    blocks: &[u8],
+    lead: Option<(__m128i, (__m128i, __m128i))>,
+) -> __m128i {
     assert!(blocks.len() >= WIDE);
     let p = blocks.as_ptr();
     let z = _mm512_setzero_si512();
@@ -147,6 +157,14 @@ fn hash512(hp: &Powers512, rev: __m512i, acc: __m128i, blocks: &[u8]) -> __m128i
         lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(x, *k));
         hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(x, *k));
         mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x00>(xx, *kx));
+    }
+    if let Some((b, (h, hx))) = lead {
+        let x = pclmul::bswap(b);
+        let xx = _mm_xor_si128(x, _mm_shuffle_epi32::<0x4e>(x));
+        let z = |v: __m128i| _mm512_zextsi128_si512(v);
+        lo = _mm512_xor_si512(lo, z(_mm_clmulepi64_si128::<0x00>(x, h)));
+        hi = _mm512_xor_si512(hi, z(_mm_clmulepi64_si128::<0x11>(x, h)));
+        mid = _mm512_xor_si512(mid, z(_mm_clmulepi64_si128::<0x00>(xx, hx)));
     }
     let mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
     let fold = |v: __m512i| {
@@ -168,9 +186,20 @@ fn hash512(hp: &Powers512, rev: __m512i, acc: __m128i, blocks: &[u8]) -> __m128i
     pclmul::reduce(fold(lo), fold(hi))
 }
 
-/// 512-bit registers: four counter blocks and four hashed blocks each.
+/// The AAD block hashed with the first step, and H^33 for it.
+type Lead = Option<(__m128i, (__m128i, __m128i))>;
+
+/// 512-bit registers: four counter blocks and four hashed blocks each;
+/// `lead`, the AAD block hashed with the first step (`acc` then zero).
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn seal512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [u8]) -> Steps {
+fn seal512(
+    k: &Keys,
+    g: &vpclmul::Key,
+    ctr: &[u8; 16],
+    acc: __m128i,
+    buf: &mut [u8],
+    lead: Option<__m128i>,
+) -> Steps {
     let rk = vaes512::load_keys(&k.enc);
     let hp = powers512(g);
     let rev = vaes512::rev();
@@ -180,22 +209,32 @@ fn seal512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, buf: &mut [
         vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[..STEP]);
         vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[STEP..]);
     };
-    let hash = |prev: &[u8]| acc = hash512(&hp, rev, acc, prev);
+    let mut lead: Lead = lead.map(|a| (a, vpclmul::power128(g, 33)));
+    let hash = |prev: &[u8]| acc = hash512(&hp, rev, acc, prev, lead.take());
     let done = pipelined::<WIDE>(buf, true, enc, hash);
     (done, acc)
 }
 
-/// Decryption, 512-bit registers: 32 blocks hashed and decrypted per step.
+/// Decryption, 512-bit registers: 32 blocks hashed and decrypted per step
+/// (`lead` as in [`seal512`]).
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn open512(k: &Keys, g: &vpclmul::Key, ctr: &[u8; 16], acc: __m128i, io: &mut Io) -> Steps {
+fn open512(
+    k: &Keys,
+    g: &vpclmul::Key,
+    ctr: &[u8; 16],
+    acc: __m128i,
+    io: &mut Io,
+    lead: Option<__m128i>,
+) -> Steps {
     let rk = vaes512::load_keys(&k.enc);
     let hp = powers512(g);
     let rev = vaes512::rev();
     let mut c = vaes512::counters(ctr);
     let mut acc = acc;
     let done = io.len / WIDE * WIDE;
+    let mut lead: Lead = lead.map(|a| (a, vpclmul::power128(g, 33)));
     for at in (0..done).step_by(WIDE) {
-        acc = hash512(&hp, rev, acc, io.src(at, WIDE));
+        acc = hash512(&hp, rev, acc, io.src(at, WIDE), lead.take());
         let (src, dst) = io.at(at);
         // SAFETY: WIDE bytes from `at` lie inside both buffers.
         unsafe {
@@ -337,8 +376,12 @@ struct Begun {
     /// E(K, J0), its rounds started first.
     ek0: __m256i,
     text: usize,
-    /// The AAD joins the last aggregation (else it is in `acc` already).
+    /// The AAD joins the last aggregation (else it is in `acc` already,
+    /// or in `lead`).
     joined: bool,
+    /// The AAD (up to 16 bytes), to be hashed with the first 512-byte
+    /// step.
+    lead: Option<__m128i>,
     acc: __m128i,
     /// The first counter block of the text.
     ctr: [u8; 16],
@@ -346,12 +389,16 @@ struct Begun {
 
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn begin(k: &Keys, g: &vpclmul::Key, j0: &[u8; 16], aad: &[u8], text: usize) -> Begun {
+fn begin(k: &Keys, g: &vpclmul::Key, j0: &[u8; 16], aad: &[u8], text: usize, wide: bool) -> Begun {
     let rk = vaes::enc_keys(k);
     let ek0 = ek0(&rk, k.rounds, j0);
     let joined = aad_joins_tail(aad.len(), text);
+    // With 512-bit steps, an AAD of one block joins the first step's hash
+    // (a separate hash and reduction of 13 bytes cost 12 ns of a 1 KiB
+    // message on Zen 4).
+    let lead = (wide && (1..=16).contains(&aad.len())).then(|| crate::load_block(aad));
     let mut acc = _mm_setzero_si128();
-    if !joined {
+    if !joined && lead.is_none() {
         acc = vpclmul::absorb_padded(g, acc, aad);
     }
     Begun {
@@ -359,6 +406,7 @@ fn begin(k: &Keys, g: &vpclmul::Key, j0: &[u8; 16], aad: &[u8], text: usize) -> 
         ek0,
         text,
         joined,
+        lead,
         acc,
         ctr: add32(j0, 1),
     }
@@ -373,17 +421,17 @@ fn seal_inner(
     aad: &[u8],
     buf: &mut [u8],
 ) -> [u8; 16] {
-    let b = begin(k, g, j0, aad, buf.len());
+    // The 512-bit code only when it has a whole 512-byte step to take.
+    let wide = wide && buf.len() >= WIDE;
+    let b = begin(k, g, j0, aad, buf.len(), wide);
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
     let mut acc = b.acc;
     // `done` bytes encrypted, of which the last `held` not yet hashed.
     let (mut done, mut held);
-    // The 512-bit code only when it has a whole 512-byte step to take.
-    let wide = wide && text >= WIDE;
     (done, acc) = if wide {
         // SAFETY: `wide` is set only with the Vaes512 token: the CPU has
         // AVX-512F/BW besides this function's features.
-        unsafe { seal512(k, g, &ctr, acc, buf) }
+        unsafe { seal512(k, g, &ctr, acc, buf, b.lead) }
     } else {
         seal256(&rk, k.rounds, g, &ctr, acc, buf)
     };
@@ -420,16 +468,16 @@ fn open_inner(
     io: &mut Io,
     tag: &[u8],
 ) -> Result<(), AuthError> {
-    let b = begin(k, g, j0, aad, io.len);
+    let wide = wide && io.len >= WIDE;
+    let b = begin(k, g, j0, aad, io.len, wide);
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
     let mut acc = b.acc;
     // `done` bytes hashed and decrypted; the next step, if whole, is held
     // for the last aggregation and decrypted once the tag verifies.
     let done;
-    let wide = wide && text >= WIDE;
     (done, acc) = if wide {
         // SAFETY: as in `seal_inner`.
-        unsafe { open512(k, g, &ctr, acc, io) }
+        unsafe { open512(k, g, &ctr, acc, io, b.lead) }
     } else {
         open256(&rk, k.rounds, g, &ctr, acc, io)
     };
