@@ -292,7 +292,9 @@ impl ChaCha20Poly1305 {
     }
 
     /// Opening with the wide code, in place (`ct` None: `out` holds the
-    /// ciphertext) or from `ct` into `out` (as long): the first call as in
+    /// ciphertext) or from `ct` into `out` (as long). From a text of 1024
+    /// bytes into another buffer, as sealing, the MAC after (the output
+    /// takes the ciphertext on a wrong tag); else the first call as in
     /// [`Self::seal_wide`], its keystream held aside; the MAC over the
     /// ciphertext; only if the tag verifies anything written to `out`, the
     /// rest read from the ciphertext and written there.
@@ -309,6 +311,31 @@ impl ChaCha20Poly1305 {
         let key = &self.key;
         let len = out.len();
         let (whole, carried, tc) = wide_layout(len);
+        if let (Some(c), true) = (ct, whole > 0) {
+            // From one buffer into another: decrypted straight through (the
+            // ciphertext stays there for the MAC), and on a wrong tag the
+            // output takes the ciphertext: it holds no plaintext.
+            let (o, ot) = out.split_at_mut(whole);
+            let (c0, crest) = c.split_at(whole);
+            let (of, olater) = o.split_at_mut(1024);
+            let of: &mut [u8; 1024] = of.try_into().expect("1024 bytes");
+            let cf: &[u8; 1024] = c0[..1024].try_into().expect("1024 bytes");
+            let (carry, rest): (&mut [u8], &mut [u8]) = if carried {
+                (ot, &mut [])
+            } else {
+                (&mut [], ot)
+            };
+            let csplit = if carried { crest.len() } else { 0 };
+            let (ccarry, crest) = crest.split_at(csplit);
+            let otk = avx512::first_and_key_from(t, key, nonce, Some((cf, ccarry)), of, tc, carry);
+            avx512::xor_keystream_into(t, key, 17, nonce, &c0[1024..], olater);
+            avx512::xor_keystream_into(t, key, tc, nonce, crest, rest);
+            if !ct_eq(&self.mac(&otk, aad, c), tag) {
+                out.copy_from_slice(c);
+                return Err(AuthError);
+            }
+            return Ok(());
+        }
         let mut ks = [0u8; FIRST_MAX + avx512::CARRIED];
         let (first, tks) = ks.split_at_mut(FIRST_MAX);
         let first: &mut [u8; 1024] = first.try_into().expect("1024 bytes");

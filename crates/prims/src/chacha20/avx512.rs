@@ -192,7 +192,7 @@ fn sixteen_blocks(state: &[u32; 16], buf: &mut [u8; 1024]) {
     unsafe { sixteen::<0>(state, p, p, &[], &mut []) }
 }
 
-/// The longest tail [`sixteen_and_key`] carries beside the one-time key.
+/// The longest tail [`first_and_key`] carries beside the one-time key.
 pub(crate) const CARRIED: usize = 192;
 
 /// ChaCha20-Poly1305's first call, for a text of at least 1024 bytes: XOR
@@ -202,9 +202,23 @@ pub(crate) const CARRIED: usize = 192;
 /// 0's first 32 bytes (the one-time key) — block 0 and the tail's blocks in
 /// the horizontal layout beside the sixteen, so neither waits for the other.
 pub(crate) fn first_and_key(
+    token: Avx512,
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    chunk: &mut [u8; 1024],
+    tail_counter: u32,
+    tail: &mut [u8],
+) -> [u8; 32] {
+    first_and_key_from(token, key, nonce, None, chunk, tail_counter, tail)
+}
+
+/// [`first_and_key`], the text read from `src` (the chunk's 1024 bytes and
+/// a tail as long as `tail`) if given, written to `chunk` and `tail`.
+pub(crate) fn first_and_key_from(
     _token: Avx512,
     key: &[u8; 32],
     nonce: &[u8; 12],
+    src: Option<(&[u8; 1024], &[u8])>,
     chunk: &mut [u8; 1024],
     tail_counter: u32,
     tail: &mut [u8],
@@ -213,23 +227,36 @@ pub(crate) fn first_and_key(
     let st = portable::init_state(key, 1, nonce);
     let t = tail_counter;
     let vl = crate::cpu::Avx512Vl::detect();
+    let d = chunk.as_mut_ptr();
+    let (s, tail_src) = match src {
+        Some((c, ts)) => {
+            assert_eq!(ts.len(), tail.len());
+            (c.as_ptr(), Some(ts))
+        }
+        None => (d.cast_const(), None),
+    };
     let mut otk = [0u8; 32];
     macro_rules! call {
         ($p:literal, $extra:expr) => {{
             let mut out = [[0u8; 128]; $p];
-            let c = chunk.as_mut_ptr();
             // SAFETY: the Avx512 token exists only when the CPU has
-            // AVX-512F, the Avx512Vl one when it has AVX-512VL too; the
-            // 1024 bytes of `chunk`, read and written through one pointer.
+            // AVX-512F, the Avx512Vl one when it has AVX-512VL too; `s`
+            // and `d` are 1024 bytes each (the same, or apart).
             unsafe {
                 match vl {
-                    Some(_) => sixteen_vl::<$p>(&st, c, c, &$extra, &mut out),
-                    None => sixteen::<$p>(&st, c, c, &$extra, &mut out),
+                    Some(_) => sixteen_vl::<$p>(&st, s, d, &$extra, &mut out),
+                    None => sixteen::<$p>(&st, s, d, &$extra, &mut out),
                 }
             }
             let ks = out.as_flattened();
             otk.copy_from_slice(&ks[..32]);
-            tail.iter_mut().zip(&ks[64..]).for_each(|(b, k)| *b ^= k);
+            match tail_src {
+                Some(ts) => tail
+                    .iter_mut()
+                    .zip(ts.iter().zip(&ks[64..]))
+                    .for_each(|(b, (x, k))| *b = x ^ k),
+                None => tail.iter_mut().zip(&ks[64..]).for_each(|(b, k)| *b ^= k),
+            }
         }};
     }
     if tail.len() <= 64 {
