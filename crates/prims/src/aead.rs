@@ -72,8 +72,9 @@ const FIRST_MAX: usize = 1024;
 const STITCHED_UP_TO: usize = 4096;
 
 /// The AVX-512 pair (AVX-512 ChaCha20, IFMA Poly1305) takes the register
-/// path up to 448 bytes, one sixteen-block call (the one-time key and the
-/// whole text) with the scalar MAC up to 960 bytes, and its wide code
+/// path up to 704 bytes (448 without AVX-512VL), one sixteen-block call
+/// (the one-time key and the whole text) with the scalar MAC up to 960
+/// bytes, and its wide code
 /// above (`seal_wide`): the text's first 1024 bytes from one sixteen-block
 /// call that also makes the one-time key, and a tail of up to 192 bytes
 /// after the whole 1024-byte chunks, in the horizontal layout beside it
@@ -229,8 +230,8 @@ impl ChaCha20Poly1305 {
         }
     }
 
-    /// The register path for messages of up to 448 bytes (AVX2 ChaCha20,
-    /// radix-2^64 Poly1305), if this pair takes it: the AVX2 and AVX-512
+    /// The register path for messages of up to 448 bytes, 704 with
+    /// AVX-512VL (AVX2 ChaCha20, radix-2^64 Poly1305), if this pair takes it: the AVX2 and AVX-512
     /// ChaCha20 (which runs such a message on the AVX2 code) with the
     /// Poly1305 variants that run a short input on the radix-2^64 code.
     #[cfg(target_arch = "x86_64")]
@@ -239,7 +240,7 @@ impl ChaCha20Poly1305 {
             (
                 ChaCha20::Avx2(_) | ChaCha20::Avx512(_),
                 Poly1305::Avx2(_) | Poly1305::Ifma(_) | Poly1305::Radix64,
-            ) if len <= short::TEXT => crate::cpu::Avx2::detect(),
+            ) if len <= short::text_max() => crate::cpu::Avx2::detect(),
             _ => None,
         }
     }
@@ -570,9 +571,10 @@ mod tests {
         let reference = ChaCha20Poly1305::new(&key, ChaCha20::Portable, Poly1305::Radix26);
         // Around the first call's limits (64, 192 and 320: AVX2's two, four
         // and six horizontal blocks; 448: eight vertical ones, or eight
-        // horizontal ones on the register path up to 448), the rest's
-        // 512-byte chunks after those 448 bytes, and the stitched path's
-        // 512-byte chunks (one, two, with and without a tail).
+        // horizontal ones on the register path up to 448; with AVX-512VL
+        // ten and twelve up to 576 and 704), the rest's 512-byte chunks
+        // after those 448 bytes, and the stitched path's 512-byte chunks
+        // (one, two, with and without a tail).
         let lens = (0..=600usize)
             .filter(|l| {
                 l % 13 == 0
@@ -580,11 +582,13 @@ mod tests {
                     || (180..=200).contains(l)
                     || (310..=330).contains(l)
                     || (440..=520).contains(l)
+                    || (570..=580).contains(l)
             })
             .chain([
-                639, 640, 641, 959, 960, 961, 1023, 1024, 1025, 1087, 1088, 1089, 1139, 1140, 1152,
-                1153, 1215, 1216, 1217, 1472, 1473, 1536, 1537, 1600, 2047, 2048, 2049, 2061, 2239,
-                2240, 2241, 2561, 3071, 3072, 3073, 4095, 4096, 4097, 4099,
+                639, 640, 641, 700, 703, 704, 705, 706, 959, 960, 961, 1023, 1024, 1025, 1087,
+                1088, 1089, 1139, 1140, 1152, 1153, 1215, 1216, 1217, 1472, 1473, 1536, 1537, 1600,
+                2047, 2048, 2049, 2061, 2239, 2240, 2241, 2561, 3071, 3072, 3073, 4095, 4096, 4097,
+                4099,
             ]);
         for len in lens {
             let aad = &data[..len % 40];
