@@ -76,7 +76,7 @@ const STITCHED_UP_TO: usize = 4096;
 /// (the one-time key and the whole text) with the scalar MAC up to 960
 /// bytes, and its wide code
 /// above (`seal_wide`): the text's first 1024 bytes from one sixteen-block
-/// call that also makes the one-time key, and a tail of up to 192 bytes
+/// call that also makes the one-time key, and a tail of up to 448 bytes
 /// after the whole 1024-byte chunks, in the horizontal layout beside it
 /// (a separate short call for the key cost its whole chain of dependent
 /// steps, ~100 ns, before anything else); then the other chunks. Its MAC
@@ -561,7 +561,7 @@ mod tests {
         // keystream) and the rest after it, the stitched path from 512
         // (AVX2 with radix64; the AVX2 pair up to 4096), the AVX-512 pair's
         // one sixteen-block call up to 960 and its wide code above (a tail
-        // of up to 192 bytes after the whole 1024-byte chunks carried in the
+        // of up to 448 bytes after the whole 1024-byte chunks carried in the
         // first call, a longer one after it; the IFMA MAC from about 1140):
         // every variant pair gives the portable/radix26 result around every
         // limit.
@@ -586,9 +586,9 @@ mod tests {
             })
             .chain([
                 639, 640, 641, 700, 703, 704, 705, 706, 959, 960, 961, 1023, 1024, 1025, 1087,
-                1088, 1089, 1139, 1140, 1152, 1153, 1215, 1216, 1217, 1472, 1473, 1536, 1537, 1600,
-                2047, 2048, 2049, 2061, 2239, 2240, 2241, 2561, 3071, 3072, 3073, 4095, 4096, 4097,
-                4099,
+                1088, 1089, 1139, 1140, 1152, 1153, 1215, 1216, 1217, 1344, 1345, 1472, 1473, 1536,
+                1537, 1600, 2047, 2048, 2049, 2061, 2239, 2240, 2241, 2368, 2369, 2495, 2496, 2497,
+                2561, 3071, 3072, 3073, 4095, 4096, 4097, 4099,
             ]);
         for len in lens {
             let aad = &data[..len % 40];
