@@ -2,6 +2,29 @@
 //! (8 blocks), AVX-512 (16 blocks) — behind one dispatcher, plus HChaCha20
 //! and XChaCha20.
 
+/// Rotate each 32-bit word of a 256-bit register left by `n`: two shifts
+/// and an OR (AVX2). For the horizontal layout of the AVX2 and AVX-512
+/// variants.
+#[cfg(target_arch = "x86_64")]
+macro_rules! rot_shifts {
+    ($x:expr, $n:literal) => {{
+        let x = $x;
+        _mm256_or_si256(
+            _mm256_slli_epi32::<$n>(x),
+            _mm256_srli_epi32::<{ 32 - $n }>(x),
+        )
+    }};
+}
+
+/// Rotate each 32-bit word of a 256-bit register left by `n`: one VPROLD
+/// (AVX-512VL).
+#[cfg(target_arch = "x86_64")]
+macro_rules! rot_prold {
+    ($x:expr, $n:literal) => {
+        _mm256_rol_epi32::<$n>($x)
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
 #[cfg(target_arch = "x86_64")]

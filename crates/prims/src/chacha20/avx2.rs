@@ -218,24 +218,6 @@ pub(crate) fn $name<const P: usize>(state: &[u32; 16], out: &mut [[u8; 128]; P])
     };
 }
 
-/// Rotate each 32-bit word left by `n`: two shifts and an OR.
-macro_rules! rot_shifts {
-    ($x:expr, $n:literal) => {{
-        let x = $x;
-        _mm256_or_si256(
-            _mm256_slli_epi32::<$n>(x),
-            _mm256_srli_epi32::<{ 32 - $n }>(x),
-        )
-    }};
-}
-
-/// Rotate each 32-bit word left by `n`: one VPROLD (AVX-512VL).
-macro_rules! rot_prold {
-    ($x:expr, $n:literal) => {
-        _mm256_rol_epi32::<$n>($x)
-    };
-}
-
 blocks_h_fn!(
     /// Keystream blocks `state[12]` .. `+2P-1` in the horizontal layout, in
     /// order, into `out`.

@@ -22,26 +22,6 @@ macro_rules! qr {
     };
 }
 
-/// Rotate each 32-bit word of a 256-bit register left by `n`: two shifts
-/// and an OR (AVX2).
-macro_rules! rot_shifts {
-    ($x:expr, $n:literal) => {{
-        let x = $x;
-        _mm256_or_si256(
-            _mm256_slli_epi32::<$n>(x),
-            _mm256_srli_epi32::<{ 32 - $n }>(x),
-        )
-    }};
-}
-
-/// Rotate each 32-bit word of a 256-bit register left by `n`: one VPROLD
-/// (AVX-512VL).
-macro_rules! rot_prold {
-    ($x:expr, $n:literal) => {
-        _mm256_rol_epi32::<$n>($x)
-    };
-}
-
 macro_rules! sixteen_fn {
     ($(#[$meta:meta])* $name:ident, $features:literal, $rot:ident) => {
 $(#[$meta])*
