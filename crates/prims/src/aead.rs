@@ -26,6 +26,7 @@ pub struct ChaCha20Poly1305 {
 const ZEROS: [u8; 16] = [0; 16];
 
 /// XOR `ks` into `buf` (as far as the shorter goes).
+#[cfg(target_arch = "x86_64")]
 fn xor_into(buf: &mut [u8], ks: &[u8]) {
     buf.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
 }
@@ -74,8 +75,7 @@ const STITCHED_UP_TO: usize = 4096;
 /// The AVX-512 pair (AVX-512 ChaCha20, IFMA Poly1305) takes the register
 /// path up to 704 bytes (448 without AVX-512VL), one sixteen-block call
 /// (the one-time key and the whole text) with the scalar MAC up to 960
-/// bytes, and its wide code
-/// above (`seal_wide`): the text's first 1024 bytes from one sixteen-block
+/// bytes, and its wide code above (`seal_wide`): the text's first 1024 bytes from one sixteen-block
 /// call that also makes the one-time key, and a tail of up to 448 bytes
 /// after the whole 1024-byte chunks, in the horizontal layout beside it
 /// (a separate short call for the key cost its whole chain of dependent
@@ -127,17 +127,14 @@ impl ChaCha20Poly1305 {
     /// call, the rest (if any) from block `span`/64 on. Two, four or six
     /// blocks (AVX2's horizontal layout) for short messages, else the
     /// variant's own width: four (SSE2), eight (AVX2's vertical layout,
-    /// AVX-512), sixteen (the AVX-512 pair, for a text of up to 960
-    /// bytes). None for the portable code, which gains nothing from it
-    /// (its one-time key is a block of its own), and for the AVX-512 pair's
-    /// wide code.
+    /// AVX-512), sixteen (the AVX-512 pair, for a text past the register
+    /// path and up to 960 bytes: above, its wide code runs instead). None
+    /// for the portable code, which gains nothing from it (its one-time key
+    /// is a block of its own).
     fn first_span(&self, len: usize) -> Option<usize> {
         let need = 64 + len;
+        #[cfg(target_arch = "x86_64")]
         if let (ChaCha20::Avx512(_), Poly1305::Ifma(_)) = (self.chacha, self.poly) {
-            if len > FIRST_MAX - 64 {
-                // Its wide code.
-                return None;
-            }
             if len > short::TEXT {
                 // One sixteen-block call: the key and the whole text.
                 return Some(FIRST_MAX);
@@ -231,9 +228,10 @@ impl ChaCha20Poly1305 {
     }
 
     /// The register path for messages of up to 448 bytes, 704 with
-    /// AVX-512VL (AVX2 ChaCha20, radix-2^64 Poly1305), if this pair takes it: the AVX2 and AVX-512
-    /// ChaCha20 (which runs such a message on the AVX2 code) with the
-    /// Poly1305 variants that run a short input on the radix-2^64 code.
+    /// AVX-512VL (AVX2 ChaCha20, radix-2^64 Poly1305), if this pair takes
+    /// it: the AVX2 and AVX-512 ChaCha20 (which runs such a message on the
+    /// AVX2 code) with the Poly1305 variants that run a short input on the
+    /// radix-2^64 code.
     #[cfg(target_arch = "x86_64")]
     fn short(&self, len: usize) -> Option<crate::cpu::Avx2> {
         match (self.chacha, self.poly) {
@@ -295,10 +293,10 @@ impl ChaCha20Poly1305 {
     /// Opening with the wide code, in place (`ct` None: `out` holds the
     /// ciphertext) or from `ct` into `out` (as long). From a text of 1024
     /// bytes into another buffer, as sealing, the MAC after (the output
-    /// takes the ciphertext on a wrong tag); else the first call as in
-    /// [`Self::seal_wide`], its keystream held aside; the MAC over the
-    /// ciphertext; only if the tag verifies anything written to `out`, the
-    /// rest read from the ciphertext and written there.
+    /// takes the ciphertext on a wrong tag); else (in place, or a text under
+    /// 1024 bytes) the first call as in [`Self::seal_wide`], its keystream
+    /// held aside; the MAC over the ciphertext; only if the tag verifies
+    /// anything written to `out`.
     #[cfg(target_arch = "x86_64")]
     fn open_wide(
         &self,
@@ -352,16 +350,13 @@ impl ChaCha20Poly1305 {
             Some(c) => xor_to(o, c, first),
         }
         if whole > 0 {
-            let o = &mut o[1024..];
-            match ct {
-                None => avx512::xor_keystream(t, key, 17, nonce, o),
-                Some(c) => avx512::xor_keystream_into(t, key, 17, nonce, &c[1024..whole], o),
-            }
-            match (ct, carried) {
-                (None, true) => xor_into(ot, tks),
-                (None, false) => avx512::xor_keystream(t, key, tc, nonce, ot),
-                (Some(c), true) => xor_to(ot, &c[whole..], tks),
-                (Some(c), false) => avx512::xor_keystream_into(t, key, tc, nonce, &c[whole..], ot),
+            // In place (into another buffer, a text this long went
+            // straight through above).
+            avx512::xor_keystream(t, key, 17, nonce, &mut o[1024..]);
+            if carried {
+                xor_into(ot, tks);
+            } else {
+                avx512::xor_keystream(t, key, tc, nonce, ot);
             }
         }
         Ok(())

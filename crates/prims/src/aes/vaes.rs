@@ -183,67 +183,48 @@ pub(crate) fn ctr(k: &Keys, iv: &[u8; 16], buf: &mut [u8], inc32: bool) {
     }
     let rest = chunks.into_remainder();
     if !rest.is_empty() {
+        let pairs = keystream(&rk, k.rounds, &mut ctr, rest.len().div_ceil(32));
         let mut ks = [0u8; 256];
-        keystream(
-            &rk,
-            k.rounds,
-            &mut ctr,
-            None,
-            rest.len().div_ceil(32),
-            &mut ks,
-        );
+        for (i, x) in pairs.iter().enumerate() {
+            // SAFETY: a 32-byte store at 32i < 256 inside `ks`.
+            unsafe { _mm256_storeu_si256(ks.as_mut_ptr().add(32 * i).cast(), *x) };
+        }
         rest.iter_mut().zip(ks).for_each(|(x, k)| *x ^= k);
     }
 }
 
-/// One batch of AES rounds over N registers: `first`, if given, then pairs
-/// of counter blocks from `ctr`, whose keystream goes to `ks` in order.
-/// Returns the first register encrypted.
+/// One batch of AES rounds over N pairs of counter blocks from `ctr`.
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes")]
-fn batch<const N: usize>(
-    rk: &[__m256i; 15],
-    nr: usize,
-    ctr: &mut __m256i,
-    first: Option<__m256i>,
-    ks: &mut [u8; 256],
-) -> __m256i {
-    let mut b: [__m256i; N] = core::array::from_fn(|i| match (i, first) {
-        (0, Some(f)) => f,
-        _ => next2(ctr),
-    });
+fn pairs<const N: usize>(rk: &[__m256i; 15], nr: usize, ctr: &mut __m256i) -> [__m256i; N] {
+    let mut b: [__m256i; N] = core::array::from_fn(|_| next2(ctr));
     rounds(rk, nr, &mut b, false);
-    let skip = usize::from(first.is_some());
-    for (i, x) in b.iter().enumerate().skip(skip).take(8) {
-        // SAFETY: a 32-byte store at 32(i-skip) < 256 inside `ks`.
-        unsafe { _mm256_storeu_si256(ks.as_mut_ptr().add(32 * (i - skip)).cast(), *x) };
-    }
-    b[0]
+    b
 }
 
-/// The keystream of `pairs` (up to 8) pairs of counter blocks from `ctr`
-/// into `ks`, with `first` (GCM's J0 block) encrypted beside them, all in
-/// one batch of AES rounds so their latencies overlap (the leftover of a
-/// message, and a short message, cost one block's latency, not one per
-/// pair). Returns `first` encrypted.
+/// The keystream of `n` (1 to 8) pairs of counter blocks from `ctr`, in
+/// registers (pair i in slot i): exactly those pairs, in one batch of AES
+/// rounds so their latencies overlap (a message's leftover costs one
+/// block's latency, not one per pair).
 #[inline]
 #[target_feature(enable = "vaes,avx2,aes")]
 pub(crate) fn keystream(
     rk: &[__m256i; 15],
     nr: usize,
     ctr: &mut __m256i,
-    first: Option<__m256i>,
-    pairs: usize,
-    ks: &mut [u8; 256],
-) -> __m256i {
-    assert!(pairs <= 8);
-    match pairs + usize::from(first.is_some()) {
-        0 | 1 => batch::<1>(rk, nr, ctr, first, ks),
-        2 => batch::<2>(rk, nr, ctr, first, ks),
-        3 => batch::<3>(rk, nr, ctr, first, ks),
-        4 | 5 => batch::<5>(rk, nr, ctr, first, ks),
-        _ => batch::<9>(rk, nr, ctr, first, ks),
+    n: usize,
+) -> [__m256i; 8] {
+    let mut ks = [_mm256_setzero_si256(); 8];
+    macro_rules! take {
+        ($($n:literal)*) => {
+            match n {
+                $($n => ks[..$n].copy_from_slice(&pairs::<$n>(rk, nr, ctr)),)*
+                _ => panic!("1 to 8 pairs, not {n}"),
+            }
+        };
     }
+    take!(1 2 3 4 5 6 7 8);
+    ks
 }
 
 /// 128-bit CTR whose counter carries out of the low word: counters made

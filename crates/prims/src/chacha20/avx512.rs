@@ -147,8 +147,7 @@ sixteen_fn!(
     /// XOR sixteen keystream blocks (counters state[12] .. +15) into the
     /// 1024 bytes at `src`, writing them to `dst` (the same bytes or apart:
     /// the caller makes sure both are valid), and write P pairs of blocks
-    /// more, in the
-    /// horizontal layout (pair i at the counters `extra[i]`), to `out`: in
+    /// more, in the horizontal layout (pair i at the counters `extra[i]`), to `out`: in
     /// the same double rounds, so the short sets' long chains of dependent
     /// steps run beside the sixteen blocks' wide ones instead of after them.
     sixteen,
@@ -335,7 +334,7 @@ mod tests {
     #[test]
     fn sixteen_with_horizontal_sets_gives_every_block() {
         // Both rotations of the horizontal sets (shifts, and VPROLD where
-        // the CPU has AVX-512VL), one and two sets, counters anywhere
+        // the CPU has AVX-512VL), one, two and four sets, counters anywhere
         // (wrapping modulo 2^32 as the vertical blocks' do).
         let Some(_) = Avx512::detect() else { return };
         let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 1) as u8);

@@ -259,34 +259,6 @@ fn tail_blocks(aad: usize, joined: bool, held: usize, rest: usize) -> usize {
     usize::from(joined) * aad.div_ceil(16) + held / 16 + rest.div_ceil(16) + 1
 }
 
-/// One batch of AES rounds over N pairs of counter blocks from `c`.
-#[inline]
-#[target_feature(enable = "vaes,avx2,aes")]
-fn pairs<const N: usize>(rk: &[__m256i; 15], nr: usize, c: &mut __m256i) -> [__m256i; N] {
-    let mut b: [__m256i; N] = core::array::from_fn(|_| vaes::next2(c));
-    vaes::rounds(rk, nr, &mut b, false);
-    b
-}
-
-/// The keystream of the leftover `rest` (1 to 255 bytes) from counter
-/// `c` in registers, pair i in slot i: exactly the pairs it needs, in one
-/// batch of AES rounds (so their latencies overlap).
-#[inline]
-#[target_feature(enable = "vaes,avx2,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn leftover_keystream(rk: &[__m256i; 15], nr: usize, c: &mut __m256i, rest: usize) -> [__m256i; 8] {
-    let mut ks = [_mm256_setzero_si256(); 8];
-    macro_rules! take {
-        ($($n:literal)*) => {
-            match rest.div_ceil(32) {
-                $($n => ks[..$n].copy_from_slice(&pairs::<$n>(rk, nr, c)),)*
-                _ => unreachable!("a leftover is 1 to 255 bytes"),
-            }
-        };
-    }
-    take!(1 2 3 4 5 6 7 8);
-    ks
-}
-
 /// XOR the keystream `ks` into the leftover `rest` in registers, handing
 /// the result (zero-padded) to `agg`: whole pairs of blocks as pairs.
 #[inline]
@@ -451,7 +423,7 @@ fn seal_inner(
     agg.padded(&head[done - held..]);
     if !rest.is_empty() {
         // The leftover's ciphertext goes to the hash from registers.
-        let ks = leftover_keystream(&rk, k.rounds, &mut c, rest.len());
+        let ks = vaes::keystream(&rk, k.rounds, &mut c, rest.len().div_ceil(32));
         xor_leftover(&ks, rest, &mut agg);
     }
     agg.one(len_block(aad.len(), text));
@@ -502,7 +474,7 @@ fn open_inner(
         unsafe { vaes::ctr256_raw(&rk, k.rounds, &mut c, src, dst) };
     }
     if rest > 0 {
-        let ks = leftover_keystream(&rk, k.rounds, &mut c, rest);
+        let ks = vaes::keystream(&rk, k.rounds, &mut c, rest.div_ceil(32));
         let (src, dst) = io.at(done + held);
         // SAFETY: the `rest` bytes after the held step lie inside both
         // buffers.
