@@ -129,67 +129,177 @@ fn powers512(g: &vpclmul::Key) -> Powers512 {
     })
 }
 
-/// Absorb the WIDE bytes at `blocks` into `acc`: 32 blocks, one reduction,
-/// three multiplies per four blocks (Karatsuba, as the 256-bit code); with
-/// `lead`, one block before the 32 (in memory order, with H^33 and its
-/// Karatsuba factor): a message's AAD of up to 16 bytes hashed with its
-/// first step, not on its own first.
-#[inline]
-#[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
-fn hash512(
-    hp: &Powers512,
-    rev: __m512i,
-    acc: __m128i,
-    blocks: &[u8],
-    lead: Option<(__m128i, (__m128i, __m128i))>,
-) -> __m128i {
-    assert!(blocks.len() >= WIDE);
-    let p = blocks.as_ptr();
-    let z = _mm512_setzero_si512();
-    let (mut lo, mut mid, mut hi) = (z, z, z);
-    for (i, (k, kx)) in hp.iter().enumerate() {
-        // SAFETY: 64-byte load inside the WIDE bytes checked above.
+/// The three Karatsuba sums of a 512-bit aggregation (each 128-bit
+/// quarter a separate partial sum).
+#[derive(Clone, Copy)]
+struct Sums {
+    lo: __m512i,
+    mid: __m512i,
+    hi: __m512i,
+}
+
+impl Sums {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn zero() -> Sums {
+        let z = _mm512_setzero_si512();
+        Sums {
+            lo: z,
+            mid: z,
+            hi: z,
+        }
+    }
+
+    /// Add register `i` (blocks 4i..4i+4) of the 32 at `p`, multiplied by
+    /// its powers; register 0 takes the hash state `acc` first.
+    ///
+    /// # Safety
+    /// `p` must be valid for reading WIDE bytes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+    unsafe fn add(&mut self, hp: &Powers512, rev: __m512i, acc: __m128i, p: *const u8, i: usize) {
+        let (k, kx) = hp[i];
+        // SAFETY: 64-byte load inside the WIDE bytes the caller vouches for.
         let mut x = _mm512_shuffle_epi8(unsafe { _mm512_loadu_si512(p.add(64 * i).cast()) }, rev);
         if i == 0 {
             x = _mm512_xor_si512(x, _mm512_zextsi128_si512(acc));
         }
         let xx = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
-        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(x, *k));
-        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(x, *k));
-        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x00>(xx, *kx));
+        self.lo = _mm512_xor_si512(self.lo, _mm512_clmulepi64_epi128::<0x00>(x, k));
+        self.hi = _mm512_xor_si512(self.hi, _mm512_clmulepi64_epi128::<0x11>(x, k));
+        self.mid = _mm512_xor_si512(self.mid, _mm512_clmulepi64_epi128::<0x00>(xx, kx));
     }
-    if let Some((b, (h, hx))) = lead {
-        let x = pclmul::bswap(b);
-        let xx = _mm_xor_si128(x, _mm_shuffle_epi32::<0x4e>(x));
-        let z = |v: __m128i| _mm512_zextsi128_si512(v);
-        lo = _mm512_xor_si512(lo, z(_mm_clmulepi64_si128::<0x00>(x, h)));
-        hi = _mm512_xor_si512(hi, z(_mm_clmulepi64_si128::<0x11>(x, h)));
-        mid = _mm512_xor_si512(mid, z(_mm_clmulepi64_si128::<0x00>(xx, hx)));
+
+    /// The reduced hash state, with `lead` (one block before the 32, in
+    /// memory order, with H^33 and its Karatsuba factor) added first.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
+    fn finish(self, lead: Lead) -> __m128i {
+        let Sums {
+            mut lo,
+            mut mid,
+            mut hi,
+        } = self;
+        if let Some((b, (h, hx))) = lead {
+            let x = pclmul::bswap(b);
+            let xx = _mm_xor_si128(x, _mm_shuffle_epi32::<0x4e>(x));
+            let z = |v: __m128i| _mm512_zextsi128_si512(v);
+            lo = _mm512_xor_si512(lo, z(_mm_clmulepi64_si128::<0x00>(x, h)));
+            hi = _mm512_xor_si512(hi, z(_mm_clmulepi64_si128::<0x11>(x, h)));
+            mid = _mm512_xor_si512(mid, z(_mm_clmulepi64_si128::<0x00>(xx, hx)));
+        }
+        let mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
+        let fold = |v: __m512i| {
+            _mm_xor_si128(
+                _mm_xor_si128(
+                    _mm512_extracti32x4_epi32::<0>(v),
+                    _mm512_extracti32x4_epi32::<1>(v),
+                ),
+                _mm_xor_si128(
+                    _mm512_extracti32x4_epi32::<2>(v),
+                    _mm512_extracti32x4_epi32::<3>(v),
+                ),
+            )
+        };
+        // The middle products join the low and high halves in every quarter
+        // first (byte shifts stay within quarters), then two folds.
+        let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(mid));
+        let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(mid));
+        pclmul::reduce(fold(lo), fold(hi))
     }
-    let mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
-    let fold = |v: __m512i| {
-        _mm_xor_si128(
-            _mm_xor_si128(
-                _mm512_extracti32x4_epi32::<0>(v),
-                _mm512_extracti32x4_epi32::<1>(v),
-            ),
-            _mm_xor_si128(
-                _mm512_extracti32x4_epi32::<2>(v),
-                _mm512_extracti32x4_epi32::<3>(v),
-            ),
-        )
-    };
-    // The middle products join the low and high halves in every quarter
-    // first (byte shifts stay within quarters), then two folds.
-    let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(mid));
-    let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(mid));
-    pclmul::reduce(fold(lo), fold(hi))
+}
+
+/// Absorb the WIDE bytes at `blocks` into `acc`: 32 blocks, one reduction,
+/// three multiplies per four blocks (Karatsuba, as the 256-bit code); with
+/// `lead`, one block before the 32: a message's AAD of up to 16 bytes
+/// hashed with its first step, not on its own first.
+#[inline]
+#[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
+fn hash512(hp: &Powers512, rev: __m512i, acc: __m128i, blocks: &[u8], lead: Lead) -> __m128i {
+    assert!(blocks.len() >= WIDE);
+    let mut s = Sums::zero();
+    for i in 0..8 {
+        // SAFETY: WIDE bytes at the pointer (checked above).
+        unsafe { s.add(hp, rev, acc, blocks.as_ptr(), i) };
+    }
+    s.finish(lead)
+}
+
+/// The hashing one 512-byte step carries beside its AES rounds: the 32
+/// blocks at `blocks` into `acc` (with `lead`, see [`Sums::finish`]).
+struct Carry {
+    blocks: *const u8,
+    acc: __m128i,
+    lead: Lead,
+}
+
+/// One 512-byte step, 512-bit registers: the 32 next counter blocks
+/// encrypted and XORed from `src` into `dst`, and, with `h`, 32 blocks
+/// hashed — one register's three multiplies after each of the first eight
+/// rounds, the reduction after the ninth — so that the carry-less
+/// multiplies fill the gaps of the AES rounds. (Called one after the
+/// other, four registers' rounds at a time, the core's out-of-order window
+/// held little but AES rounds: sealing 16 KiB took 1697 ns with AES-256
+/// on Zen 4, 1550 this way; AES-128 1443 and 1425. What is left is the
+/// multiplies themselves: on Zen 4 a VPCLMULQDQ issues once every two
+/// cycles on a pipe VAES also uses, and a step needs 24 of them.)
+/// The last round's key is XORed with the text first, so the last round
+/// gives the output. Returns the new hash state if `h`.
+///
+/// # Safety
+/// `src` must be valid for reading and `dst` for writing WIDE bytes (the
+/// same buffer or apart), `h`'s blocks for reading WIDE bytes; every read
+/// of the step comes before its writes.
+#[inline]
+#[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
+unsafe fn step512(
+    rk: &[__m512i; 15],
+    nr: usize,
+    hp: &Powers512,
+    ctr: &mut __m512i,
+    src: *const u8,
+    dst: *mut u8,
+    h: Option<Carry>,
+) -> Option<__m128i> {
+    let rev = vaes512::rev();
+    let mut b: [__m512i; 8] = core::array::from_fn(|j| {
+        let c = _mm512_add_epi32(*ctr, _mm512_set4_epi32(0, 0, 0, 4 * j as i32));
+        _mm512_xor_si512(_mm512_shuffle_epi8(c, rev), rk[0])
+    });
+    *ctr = _mm512_add_epi32(*ctr, _mm512_set4_epi32(0, 0, 0, 32));
+    let mut s = Sums::zero();
+    for r in 1..9 {
+        for x in b.iter_mut() {
+            *x = _mm512_aesenc_epi128(*x, rk[r]);
+        }
+        if let Some(h) = &h {
+            // SAFETY: the caller vouches for WIDE bytes at `h.blocks`.
+            unsafe { s.add(hp, rev, h.acc, h.blocks, r - 1) };
+        }
+    }
+    let acc = h.map(|h| s.finish(h.lead));
+    for k in &rk[9..nr] {
+        for x in b.iter_mut() {
+            *x = _mm512_aesenc_epi128(*x, *k);
+        }
+    }
+    for (j, x) in b.iter().enumerate() {
+        // SAFETY: 64-byte accesses inside the WIDE bytes the caller vouches
+        // for; all of the step's reads (the hash's included) come first.
+        unsafe {
+            let v = _mm512_loadu_si512(src.add(64 * j).cast());
+            let out = _mm512_aesenclast_epi128(*x, _mm512_xor_si512(rk[nr], v));
+            _mm512_storeu_si512(dst.add(64 * j).cast(), out);
+        }
+    }
+    acc
 }
 
 /// The AAD block hashed with the first step, and H^33 for it.
 type Lead = Option<(__m128i, (__m128i, __m128i))>;
 
-/// 512-bit registers: four counter blocks and four hashed blocks each;
+/// 512-bit registers: each step's counter blocks encrypted with the step
+/// before hashed beside them (the last step hashed after);
 /// `lead`, the AAD block hashed with the first step (`acc` then zero).
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
 fn seal512(
@@ -202,17 +312,39 @@ fn seal512(
 ) -> Steps {
     let rk = vaes512::load_keys(&k.enc);
     let hp = powers512(g);
-    let rev = vaes512::rev();
     let mut c = vaes512::counters(ctr);
     let mut acc = acc;
-    let enc = |cur: &mut [u8]| {
-        vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[..STEP]);
-        vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[STEP..]);
-    };
     let mut lead: Lead = lead.map(|a| (a, vpclmul::power128(g, 33)));
-    let hash = |prev: &[u8]| acc = hash512(&hp, rev, acc, prev, lead.take());
-    let done = pipelined::<WIDE>(buf, true, enc, hash);
-    (done, acc)
+    let n = buf.len() / WIDE;
+    let p = buf.as_mut_ptr();
+    if n > 0 {
+        // SAFETY: the first WIDE bytes of `buf`, in place.
+        unsafe { step512(&rk, k.rounds, &hp, &mut c, p, p, None) };
+    }
+    for i in 1..n {
+        // SAFETY: step i's WIDE bytes of `buf` in place; step i-1's bytes
+        // (hashed) lie just before them and are not written.
+        let a = unsafe {
+            let cur = p.add(i * WIDE);
+            let h = Carry {
+                blocks: cur.sub(WIDE),
+                acc,
+                lead: lead.take(),
+            };
+            step512(&rk, k.rounds, &hp, &mut c, cur, cur, Some(h))
+        };
+        acc = a.expect("hashed");
+    }
+    if n > 0 {
+        acc = hash512(
+            &hp,
+            vaes512::rev(),
+            acc,
+            &buf[(n - 1) * WIDE..],
+            lead.take(),
+        );
+    }
+    (n * WIDE, acc)
 }
 
 /// Decryption, 512-bit registers: 32 blocks hashed and decrypted per step
@@ -228,19 +360,21 @@ fn open512(
 ) -> Steps {
     let rk = vaes512::load_keys(&k.enc);
     let hp = powers512(g);
-    let rev = vaes512::rev();
     let mut c = vaes512::counters(ctr);
     let mut acc = acc;
     let done = io.len / WIDE * WIDE;
     let mut lead: Lead = lead.map(|a| (a, vpclmul::power128(g, 33)));
     for at in (0..done).step_by(WIDE) {
-        acc = hash512(&hp, rev, acc, io.src(at, WIDE), lead.take());
         let (src, dst) = io.at(at);
-        // SAFETY: WIDE bytes from `at` lie inside both buffers.
-        unsafe {
-            vaes512::ctr_step_raw(&rk, k.rounds, &mut c, src, dst);
-            vaes512::ctr_step_raw(&rk, k.rounds, &mut c, src.add(STEP), dst.add(STEP));
-        }
+        let h = Carry {
+            blocks: src,
+            acc,
+            lead: lead.take(),
+        };
+        // SAFETY: WIDE bytes from `at` lie inside both buffers; the step
+        // reads them (hash and text) before it writes.
+        let a = unsafe { step512(&rk, k.rounds, &hp, &mut c, src, dst, Some(h)) };
+        acc = a.expect("hashed");
     }
     (done, acc)
 }
