@@ -300,17 +300,12 @@ unsafe fn step512(
         for x in b.iter_mut() {
             *x = _mm512_aesenc_epi128(*x, rk[r]);
         }
-        match &h {
-            // SAFETY: the caller vouches for WIDE bytes at `p`.
-            Some(Carry {
-                blocks: Some(p),
-                acc,
-                ..
-            }) => unsafe { s.add(hp, rev, *acc, *p, r - 1) },
-            Some(Carry {
-                blocks: None, acc, ..
-            }) => s.add_reg(hp, rev, *acc, text[r - 1], r - 1),
-            None => {}
+        if let Some(c) = &h {
+            match c.blocks {
+                // SAFETY: the caller vouches for WIDE bytes at `p`.
+                Some(p) => unsafe { s.add(hp, rev, c.acc, p, r - 1) },
+                None => s.add_reg(hp, rev, c.acc, text[r - 1], r - 1),
+            }
         }
     }
     let acc = h.map(|h| s.finish(h.lead));
