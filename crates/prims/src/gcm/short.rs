@@ -66,7 +66,11 @@ fn batch<const N: usize>(k: &Keys, j0: &[u8; 16]) -> [__m128i; N] {
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
 fn keystream(k: &Keys, j0: &[u8; 16], text: usize) -> [__m128i; BLOCKS + 1] {
     let mut out = [_mm_setzero_si128(); BLOCKS + 1];
-    if text <= 64 {
+    if text <= 16 {
+        out[..2].copy_from_slice(&batch::<2>(k, j0));
+    } else if text <= 32 {
+        out[..3].copy_from_slice(&batch::<3>(k, j0));
+    } else if text <= 64 {
         out[..5].copy_from_slice(&batch::<5>(k, j0));
     } else if text <= 128 {
         out[..9].copy_from_slice(&batch::<9>(k, j0));
