@@ -250,7 +250,7 @@ mod tests {
             let (_, k) = key.vaes_keys().unwrap();
             let mut j0 = [0x11u8; 16];
             j0[12..].copy_from_slice(&[0xff, 0xff, 0xff, 0xfb]);
-            for text in [64, 128, 255] {
+            for text in [1, 16, 17, 32, 64, 128, 255] {
                 // SAFETY: the variant is available: the CPU has AES-NI,
                 // PCLMULQDQ and SSSE3 beside VAES.
                 let ks = unsafe { keystream(k, &j0, text) };
