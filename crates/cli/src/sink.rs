@@ -130,10 +130,12 @@ impl ParentSink {
         0
     }
 
+    /// A progress line (or a few) on stderr, wrapped to the terminal's
+    /// 100 columns like everything else ango prints.
     fn say(&self, line: &str) {
         if !self.quiet {
             let mut e = std::io::stderr().lock();
-            let _ = writeln!(e, "{line}");
+            let _ = write!(e, "{}", ango_report::formats::fit(&format!("{line}\n")));
         }
     }
 
@@ -169,8 +171,10 @@ impl Sink for ParentSink {
                     record.bytes_per_second / 1e6,
                     record.stats.robust_cv * 100.0,
                     match &record.multi {
+                        // On a line of its own: the aligned columns above
+                        // keep within 100 columns.
                         Some(m) => format!(
-                            "  {} workers, scaling {:.1}%{}",
+                            "\n      {} workers at once, scaling {:.1}%{}",
                             record.workers,
                             m.scaling_efficiency * 100.0,
                             if record.noisy { " (noisy)" } else { "" }

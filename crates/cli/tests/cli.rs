@@ -208,6 +208,39 @@ fn out_never_writes_into_another_runs_directory() {
 }
 
 #[test]
+fn terminal_output_fits_100_columns() {
+    // The verification lines (library, algorithm, vector sets, agreement)
+    // and a multi-core pass's progress lines are the longest ango prints to
+    // the terminal; stdout and stderr both wrap to 100 columns.
+    let a = ango()
+        .args([
+            "speed",
+            "--algo",
+            "chacha20-poly1305,aes-128-gcm",
+            "--backend",
+            "ango,openssl",
+            "--sizes",
+            "1024",
+            "--quick",
+            "--multi",
+        ])
+        .assert()
+        .success();
+    let o = a.get_output();
+    for (name, text) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+        let text = String::from_utf8_lossy(text);
+        assert!(text.contains("aes-128-gcm"), "{name}: {text}");
+        for l in text.lines() {
+            assert!(
+                l.chars().count() <= 100,
+                "{name}: {} columns: {l}",
+                l.chars().count()
+            );
+        }
+    }
+}
+
+#[test]
 fn compare_refuses_filters_that_match_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("r");
