@@ -9,7 +9,8 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "ango",
     version,
-    about = "Verify, measure and compare cryptographic algorithms on this machine"
+    about = "Verify, measure and compare cryptographic algorithms on this machine",
+    term_width = 100
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -1020,6 +1021,29 @@ mod tests {
             }
         }
         assert!(missing.is_empty(), "no default shown: {missing:?}");
+    }
+
+    /// Every help text fits 100 columns: clap wraps it at that width,
+    /// whatever the terminal (or none).
+    #[test]
+    fn help_fits_100_columns() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        cli.build();
+        let mut texts = vec![cli.render_help().to_string()];
+        for sub in cli.get_subcommands_mut() {
+            texts.push(sub.render_help().to_string());
+        }
+        assert!(texts.len() > 10);
+        for t in &texts {
+            for l in t.lines() {
+                assert!(
+                    l.chars().count() <= 100,
+                    "{} columns: {l}",
+                    l.chars().count()
+                );
+            }
+        }
     }
 
     /// `--multi` takes 1 to the number of CPUs, or no number for all, and

@@ -367,7 +367,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     env.pinned_cpu = pinned;
     if let Some(d) = &dir {
         d.write_json(ENV, &env)?;
-        eprintln!(
+        esay!(
             "ango: writing {} ({} points planned)",
             d.path.display(),
             total
@@ -392,7 +392,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         studies.push(Box::new(ls));
     }
     if let Some(n) = multi_note {
-        eprintln!("ango: {n}");
+        esay!("ango: {n}");
     }
     if let Some(ps) = pk_spec {
         studies.push(Box::new(ps));
@@ -425,7 +425,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             lab_said = true;
             clean_stale_labs();
             if tls_loopback {
-                eprintln!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
+                esay!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
             }
         }
         interrupted = study.run(&mut sink)?;
@@ -436,7 +436,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     }
     let mut cycles_records = Vec::new();
     if let (false, Some(cs)) = (interrupted, &cycles_spec) {
-        eprintln!(
+        esay!(
             "ango: seed 002's cycle study, {} implementations (chained key schedule, encryption, \
              decryption; throughput beside)",
             cs.entries.len()
@@ -519,14 +519,14 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             .map(|t| format!("{} {:.0} s", t.suite, t.seconds))
             .collect();
         let total: f64 = env.suite_seconds.iter().map(|t| t.seconds).sum();
-        eprintln!(
+        esay!(
             "ango: time per suite: {}; {:.1} min in all",
             parts.join(", "),
             total / 60.0
         );
     }
     if let Some(d) = &sink.dir {
-        eprintln!(
+        esay!(
             "ango: {} points in {}; report: {}",
             sink.records.len()
                 + sink.pk_records.len()
@@ -555,12 +555,12 @@ fn run_ct_pass(
     // Memcheck first, on every CPU at once (it times nothing), then the
     // timed dudect checks one at a time.
     let jobs = ango_harness::affinity::allowed_cpus().len().max(1);
-    eprintln!(
+    esay!(
         "ango: memcheck of {} targets under valgrind, {jobs} at a time",
         targets.len()
     );
     ango_study::ct::memcheck_all(targets, &exe, &mut cache, jobs);
-    eprintln!(
+    esay!(
         "ango: constant-time checks, {} targets (memcheck under valgrind, dudect {} measurements)",
         targets.len(),
         CT_MEASUREMENTS[1]
@@ -577,7 +577,7 @@ fn run_ct_pass(
             run_id,
             &mut cache,
         )?;
-        eprintln!(
+        esay!(
             "[{}/{}] ct {} {} {}: memcheck {}, max |t| {:.2}: {}",
             sink.done + 1,
             sink.total,
@@ -654,7 +654,7 @@ pub(crate) fn lab_needs_root(loopback: bool) -> Result<()> {
 /// interrupted.
 pub(crate) fn interrupted_exit(interrupted: bool, kept: usize, what: &str) -> Option<i32> {
     interrupted.then(|| {
-        eprintln!("ango: interrupted; the {kept} {what} so far are kept");
+        esay!("ango: interrupted; the {kept} {what} so far are kept");
         130
     })
 }
@@ -803,7 +803,7 @@ fn load_results(d: &ResultsDir) -> Result<Loaded> {
 pub(crate) fn clean_stale_labs() {
     let removed = ango_tls::lab::cleanup_stale();
     if removed > 0 {
-        eprintln!("ango: removed {removed} stale namespaces of earlier runs");
+        esay!("ango: removed {removed} stale namespaces of earlier runs");
     }
 }
 
@@ -875,13 +875,13 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     }
     print!("{}", export::render(&data, format, &Style::default()));
     let records = &data.tls_records;
-    eprintln!(
+    esay!(
         "ango: {} combinations in {:.1} s",
         records.len(),
         started.elapsed().as_secs_f64()
     );
     if interrupted {
-        eprintln!(
+        esay!(
             "ango: interrupted; the {} combinations measured so far are kept",
             records.len()
         );
@@ -950,7 +950,7 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
     }
     if let Some(d) = &dir {
         d.write_json(ENV, &env)?;
-        eprintln!(
+        esay!(
             "ango: writing {} ({} points planned)",
             d.path.display(),
             plan.points()
@@ -965,13 +965,13 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
     }
     sink.print_defects(format == Format::Table);
     print!("{}", export::render(&data, format, &Style::default()));
-    eprintln!(
+    esay!(
         "ango: {} public-key points in {:.1} s",
         sink.pk_records.len(),
         started.elapsed().as_secs_f64()
     );
     if let Some(d) = &sink.dir {
-        eprintln!(
+        esay!(
             "ango: records in {}, per-call times in {}, report: {}",
             d.path.join(RESULTS).display(),
             d.path.join(PK_SAMPLES).display(),
@@ -992,7 +992,7 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
     let env: Option<EnvInfo> = d.read_json(ENV)?;
     let notes = loaded.notes;
     for n in &notes {
-        eprintln!("note: {n}");
+        esay!("note: {n}");
     }
     let mut notes = notes;
     notes.extend(event_notes(&events.items));
@@ -1161,8 +1161,10 @@ fn list(a: &FormatArgs) -> Result<i32> {
         "{:<24} {:<11} {:<8} {:<12} implementation / reason",
         "algorithm", "backend", "hw", "status"
     );
+    // The last column wraps under itself: every line within 100 columns.
+    let indent = " ".repeat(24 + 1 + 11 + 1 + 8 + 1 + 12 + 1);
     for r in &rows {
-        println!(
+        let line = format!(
             "{:<24} {:<11} {:<8} {:<12} {}",
             r["algorithm"].as_str().unwrap_or(""),
             r["backend"].as_str().unwrap_or(""),
@@ -1170,10 +1172,14 @@ fn list(a: &FormatArgs) -> Result<i32> {
             r["status"].as_str().unwrap_or(""),
             r["implementation_or_reason"].as_str().unwrap_or("")
         );
+        println!("{}", wrap_under(&line, &indent));
     }
     for p in &catalog.providers {
         if let Some(v) = (p.cpu_view)() {
-            println!("{} sees: {v}", p.name);
+            print!(
+                "{}",
+                ango_report::formats::fit(&format!("{} sees: {v}\n", p.name))
+            );
         }
     }
     Ok(0)
@@ -1254,9 +1260,55 @@ fn env_cmd(a: &FormatArgs) -> Result<i32> {
         return Ok(0);
     }
     for (k, v) in ango_report::html::env_lines(&e) {
-        println!("{k:<22} {v}");
+        println!("{}", wrap_under(&format!("{k:<22} {v}"), &" ".repeat(23)));
     }
     Ok(0)
+}
+
+/// A table row whose last column runs long: wrapped to the terminal's 100
+/// columns, its continuation lines starting under that column (`indent`,
+/// as wide as the columns before it); a word longer than the room left is
+/// cut. A row whose earlier columns overflow is wrapped as any text.
+fn wrap_under(line: &str, indent: &str) -> String {
+    let w = ango_report::formats::TERMINAL_WIDTH;
+    let n = indent.chars().count();
+    if line.chars().count() <= w {
+        return line.to_string();
+    }
+    let head: String = line.chars().take(n).collect();
+    if !head.ends_with(' ') || n >= w {
+        return ango_report::formats::fit(line).trim_end().to_string();
+    }
+    let room = w - n;
+    let tail: String = line.chars().skip(n).collect();
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in tail.split_whitespace() {
+        let mut word = word.to_string();
+        loop {
+            let (cl, wl) = (cur.chars().count(), word.chars().count());
+            if cl + wl + usize::from(cl > 0) <= room {
+                if cl > 0 {
+                    cur.push(' ');
+                }
+                cur.push_str(&word);
+                break;
+            }
+            if cl > 0 {
+                lines.push(std::mem::take(&mut cur));
+                continue;
+            }
+            lines.push(word.chars().take(room).collect());
+            word = word.chars().skip(room).collect();
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    head + &lines.join(&format!("\n{indent}"))
 }
 
 fn verify_wycheproof(path: &Path, json: bool) -> Result<i32> {
@@ -1300,7 +1352,7 @@ fn verify_wycheproof(path: &Path, json: bool) -> Result<i32> {
             serde_json::to_string_pretty(&all).expect("reports serialise")
         );
         for r in &refused {
-            eprintln!("ango: not read: {r}");
+            esay!("ango: not read: {r}");
         }
         return Ok(if failed > 0 {
             1
@@ -1470,22 +1522,23 @@ no implementation of the file's algorithms runs here"
 /// Every failed case of a Wycheproof file, one line each, none cut.
 fn print_failures(failures: &[String]) {
     for f in failures {
-        println!("      failed: {f}");
+        say!("      failed: {f}");
     }
 }
 
 fn verify() -> Result<i32> {
     let mut failed = 0;
     let mut known = Known::default();
-    println!(
+    say!(
         "{:<18} {:<44} known-answer tests; Wycheproof (the checks before timing)",
-        "algorithm", "backend[variant]"
+        "algorithm",
+        "backend[variant]"
     );
     for &a in Algorithm::ALL {
         let catalog = ango_backends::catalog();
         for e in catalog.of(AlgorithmId::Sym(a)) {
             if let Err(why) = &e.available {
-                println!("{:<18} {:<44} unavailable: {why}", a.name(), e.label());
+                say!("{:<18} {:<44} unavailable: {why}", a.name(), e.label());
             }
         }
         for imp in catalog.runnable(AlgorithmId::Sym(a)) {
@@ -1499,14 +1552,14 @@ fn verify() -> Result<i32> {
                 failed += 1;
                 "FAIL "
             };
-            println!("{:<18} {:<44} {status}{}", a.name(), label, r.summary());
+            say!("{:<18} {:<44} {status}{}", a.name(), label, r.summary());
             for f in &r.kat.failures {
-                println!("    {f}");
+                say!("    {f}");
             }
             report_explained(&r.explained, &label, a.name(), &mut known);
         }
     }
-    println!(
+    say!(
         "\n{:<18} agreement of every backend and variant (300 random messages, 0..4096 B, AAD 0..64 B)",
         "algorithm"
     );
@@ -1534,14 +1587,14 @@ fn verify() -> Result<i32> {
                 Err(e) => format!("{n}: {e}"),
             })
             .collect();
-        println!(
+        say!(
             "{:<18} {} {}",
             a.name(),
             if agree { "pass" } else { "FAIL" },
             parts.join(" ")
         );
     }
-    println!(
+    say!(
         "\n{:<18} placement: the same output at buffer offsets 0..15, open leaves its inputs alone",
         "algorithm"
     );
@@ -1555,9 +1608,9 @@ fn verify() -> Result<i32> {
         }
         failed += bad.len();
         if bad.is_empty() {
-            println!("{:<18} pass ({} implementations)", a.name(), imps.len());
+            say!("{:<18} pass ({} implementations)", a.name(), imps.len());
         } else {
-            println!("{:<18} FAIL {}", a.name(), bad.join("; "));
+            say!("{:<18} FAIL {}", a.name(), bad.join("; "));
         }
     }
     failed += verify_pk(&mut known);
@@ -1582,14 +1635,14 @@ fn report_explained(
 ) {
     for m in &e.known {
         let line = m.line(backend, algorithm);
-        println!("    {line}");
+        say!("    {line}");
         known.met.push(format!("{line}; {}", m.timing_note()));
     }
     for f in &e.unexplained {
-        println!("    {} [{}]", f.text, f.case);
+        say!("    {} [{}]", f.text, f.case);
     }
     for n in &e.not_reproduced {
-        println!("    {n}");
+        say!("    {n}");
         known.gone.push(n.clone());
     }
 }
@@ -1609,13 +1662,13 @@ fn print_verdict(failed: usize, known: &Known) -> Result<i32> {
         ),
     ] {
         if !lines.is_empty() {
-            println!("\n{title}");
+            say!("\n{title}");
             for k in lines {
-                println!("  {k}");
+                say!("  {k}");
             }
         }
     }
-    println!("\n{failed} failed");
+    say!("\n{failed} failed");
     Ok(if failed == 0 { 0 } else { 1 })
 }
 
@@ -1626,16 +1679,17 @@ fn print_verdict(failed: usize, known: &Known) -> Result<i32> {
 fn verify_pk(known: &mut Known) -> usize {
     use ango_core::PkAlgorithm;
     let mut failed = 0;
-    println!(
+    say!(
         "\n{:<24} {:<17} public-key checks (round trip, tampering, sizes) and Wycheproof",
-        "algorithm", "backend"
+        "algorithm",
+        "backend"
     );
     let mut rng = ango_verify::cross::Rng::new(0x706b_7665_7269);
     for &a in PkAlgorithm::ALL {
         let mut avail: Vec<EntryBackend> = Vec::new();
         for entry in ango_backends::catalog().of(AlgorithmId::Pk(a)) {
             if let Err(why) = &entry.available {
-                println!("{:<24} {:<17} unavailable: {why}", a.name(), entry.label());
+                say!("{:<24} {:<17} unavailable: {why}", a.name(), entry.label());
                 continue;
             }
             avail.push(EntryBackend(entry));
@@ -1650,7 +1704,7 @@ fn verify_pk(known: &mut Known) -> usize {
                 "FAIL"
             };
             failed += usize::from(!e.all_explained());
-            println!(
+            say!(
                 "{:<24} {:<17} {status} {}/{} checks{}",
                 a.name(),
                 b.0.label(),
@@ -1671,7 +1725,7 @@ fn verify_pk(known: &mut Known) -> usize {
                 .collect();
             let (passed, fails) = ango_verify::pk::cross_checks(&refs, a);
             failed += usize::from(!fails.is_empty());
-            println!(
+            say!(
                 "{:<24} {:<17} {} {}/{} ordered pairs of libraries agree",
                 a.name(),
                 "cross",
@@ -1680,7 +1734,7 @@ fn verify_pk(known: &mut Known) -> usize {
                 passed + fails.len()
             );
             for f in &fails {
-                println!("    {f}");
+                say!("    {f}");
             }
         }
     }
@@ -1718,14 +1772,19 @@ pub(crate) fn ct_pass(
 ) -> Result<Vec<ango_study::ct::CtRecord>> {
     let exe = ango_harness::env::own_exe().map_err(|e| Error::io("the ango executable", e))?;
     if show {
-        println!(
+        say!(
             "constant-time checks: memcheck (valgrind, key and input marked secret) and dudect \
              ({n} measurements per run, |t| > {} is a leak, re-measured once)",
             ango_study::ct::THRESHOLD
         );
-        println!(
+        say!(
             "{:<20} {:<10} {:<44} {:<9} {:>8} {:<14}",
-            "algorithm", "backend", "implementation", "memcheck", "max |t|", "verdict"
+            "algorithm",
+            "backend",
+            "implementation",
+            "memcheck",
+            "max |t|",
+            "verdict"
         );
     }
     let mut out = Vec::new();
@@ -1758,7 +1817,7 @@ pub(crate) fn ct_pass(
             &mut cache,
         )?;
         if show {
-            println!(
+            say!(
                 "{:<20} {:<10} {:<44} {:<9} {:>8.2} {:<14}{}",
                 r.algorithm,
                 r.backend,
@@ -1772,19 +1831,19 @@ pub(crate) fn ct_pass(
                 }
             );
             if r.memcheck == "not-run" {
-                println!("    memcheck not run: {}", r.memcheck_detail);
+                say!("    memcheck not run: {}", r.memcheck_detail);
             }
             for f in &r.memcheck_findings {
-                println!("    memcheck: {f}");
+                say!("    memcheck: {f}");
             }
             if !r.parts_flagged.is_empty() {
-                println!(
+                say!(
                     "    leaks through its parts, which memcheck flags on their own: {}",
                     r.parts_flagged.join(", ")
                 );
             }
             if let Some(first) = r.first_max_abs_t {
-                println!(
+                say!(
                     "    first run crossed ({first:.2}); measured again: {:.2}",
                     r.max_abs_t
                 );
@@ -1805,9 +1864,9 @@ pub(crate) fn ct_verdict(records: &[ango_study::ct::CtRecord], show: bool) -> i3
         .collect();
     let show_line = |s: String| {
         if show {
-            println!("{s}");
+            say!("{s}");
         } else {
-            eprintln!("{s}");
+            esay!("{s}");
         }
     };
     for r in &labels {

@@ -131,9 +131,12 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
             serde_json::to_string_pretty(&records).expect("records serialise")
         );
     } else {
-        print!("{}", ango_report::cycles::text(&records));
+        print!(
+            "{}",
+            ango_report::formats::fit(&ango_report::cycles::text(&records))
+        );
         if let Some(l) = not_measured(&spec) {
-            println!("  {l}");
+            say!("  {l}");
         }
     }
     if let Some(code) =
@@ -142,7 +145,7 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
         return Ok(code);
     }
     if failed > 0 {
-        eprintln!("ango: {failed} implementations failed their checks and were not timed");
+        esay!("ango: {failed} implementations failed their checks and were not timed");
         return Ok(1);
     }
     Ok(0)
@@ -165,7 +168,7 @@ pub fn measure_all(
     let (mut out, mut failed) = (Vec::new(), 0);
     for s in &spec.skips {
         if show {
-            eprintln!("ango: not measured: {s}");
+            esay!("ango: not measured: {s}");
         }
     }
     let mut groups: Vec<(AlgorithmId, Vec<&ango_core::Entry>)> = Vec::new();
@@ -188,19 +191,19 @@ pub fn measure_all(
             let checked = ango_verify::kat::before_timing(&EntryBackend(e), algo)?;
             if !checked.ok() {
                 failed += 1;
-                eprintln!(
+                esay!(
                     "ango: {} {}: {} — not timed",
                     e.label(),
                     algo,
                     checked.summary()
                 );
                 for f in &checked.kat.failures {
-                    eprintln!("    {f}");
+                    esay!("    {f}");
                 }
                 continue;
             }
             if show {
-                eprintln!(
+                esay!(
                     "ango: timing {} {} ({})",
                     algo,
                     e.label(),
@@ -211,14 +214,14 @@ pub fn measure_all(
                 Ok(ps) => points.extend(ps),
                 Err(Error::Unsupported(m)) => {
                     if show {
-                        eprintln!("ango: not measured: {m}");
+                        esay!("ango: not measured: {m}");
                     }
                 }
                 Err(e) => return Err(e),
             }
         }
         if show && !points.is_empty() {
-            eprintln!(
+            esay!(
                 "ango: sampling {algo}: {} points in turn, {} rounds",
                 points.len(),
                 spec.plan.samples

@@ -2,6 +2,21 @@
 //! Exit status: 0 success, 1 failure (e.g. a known-answer test failed),
 //! 2 bad input, 130 interrupted.
 
+/// `println!` for text meant for a terminal (never JSON, CSV or HTML): a
+/// line longer than 100 columns wraps, its continuation indented.
+macro_rules! say {
+    ($($t:tt)*) => {
+        print!("{}", ango_report::formats::fit(&format!("{}\n", format_args!($($t)*))))
+    };
+}
+
+/// [`say!`] on stderr.
+macro_rules! esay {
+    ($($t:tt)*) => {
+        eprint!("{}", ango_report::formats::fit(&format!("{}\n", format_args!($($t)*))))
+    };
+}
+
 mod args;
 mod commands;
 mod cycles;

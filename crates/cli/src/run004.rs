@@ -48,7 +48,7 @@ pub fn run(run_id: &str, dir: Option<&ResultsDir>, quick: bool, parts: &Parts) -
         }
         .spec(run_id)?;
         spec.capture_dir = dir.map(|d| d.path.join(records::CAPTURE_DIR));
-        eprintln!(
+        esay!(
             "ango: seed 004's record overhead, {} suites × {} sizes ({})",
             spec.suites.len(),
             spec.sizes.len(),
@@ -80,7 +80,7 @@ pub fn run(run_id: &str, dir: Option<&ResultsDir>, quick: bool, parts: &Parts) -
             ..Default::default()
         }
         .bulk_spec(run_id)?;
-        eprintln!(
+        esay!(
             "ango: seed 004's bulk throughput, {} suites × client hw on, off; {bytes} × {repeats} \
              per point ({})",
             spec.suites.len(),
@@ -96,7 +96,7 @@ pub fn run(run_id: &str, dir: Option<&ResultsDir>, quick: bool, parts: &Parts) -
             &stop,
             &mut |r| {
                 append(dir, &r)?;
-                eprintln!(
+                esay!(
                     "ango: TLS {} {} client hw {}: {:.0} MB/s, client {:.3} ns/B",
                     r.tls_version,
                     r.cipher_suite,
@@ -128,7 +128,7 @@ pub fn run(run_id: &str, dir: Option<&ResultsDir>, quick: bool, parts: &Parts) -
             profiles: policy::PROFILES.to_vec(),
             policies: policy::POLICIES.to_vec(),
         };
-        eprintln!(
+        esay!(
             "ango: seed 004's negotiation matrix, {} clients × {} servers × TLS 1.2, 1.3",
             spec.profiles.len(),
             spec.policies.len()

@@ -165,7 +165,7 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
             if let Some(d) = &dir {
                 d.append(RESULTS, &r)?;
             }
-            eprintln!(
+            esay!(
                 "ango: TLS {} {} client hw {} / server hw {}: {:.0} MB/s, client {:.3} ns/B, \
                  server {:.3} ns/B",
                 r.tls_version,
@@ -180,7 +180,7 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
             Ok(())
         },
         &mut |n| {
-            eprintln!("note: {n}");
+            esay!("note: {n}");
             skipped.push(n);
         },
     );
@@ -207,7 +207,7 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
         "{}",
         ango_report::export::render(&data, format, &ango_report::export::Style::default())
     );
-    eprintln!(
+    esay!(
         "ango: {} points in {:.1} s",
         out.len(),
         started.elapsed().as_secs_f64()

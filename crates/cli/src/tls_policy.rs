@@ -143,7 +143,7 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
                 client_stacks: vec![ango_tls::rustls_stack::Stack::OpenSsl],
                 server_stacks: vec![ango_tls::rustls_stack::Stack::OpenSsl],
             };
-            eprintln!(
+            esay!(
                 "ango: the costs: {} suites × client hw {} over 127.0.0.1, {} bytes × {repeats}",
                 bspec.suites.len(),
                 bspec
@@ -164,7 +164,7 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
                     bulk_records.push(r);
                     Ok(())
                 },
-                &mut |n| eprintln!("note: {n}"),
+                &mut |n| esay!("note: {n}"),
             )?;
             let source = format!(
                 "tls --bulk in this run ({} MiB × {repeats} over 127.0.0.1, server hw on)",

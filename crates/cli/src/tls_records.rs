@@ -62,9 +62,12 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
                 d.append(RESULTS, &r)?;
             }
             if !json {
-                eprintln!(
+                esay!(
                     "ango: TLS {} {}: {} bytes → {} on the wire",
-                    r.tls_version, r.cipher_suite, r.plaintext_bytes, r.wire_bytes
+                    r.tls_version,
+                    r.cipher_suite,
+                    r.plaintext_bytes,
+                    r.wire_bytes
                 );
             }
             out.push(r);

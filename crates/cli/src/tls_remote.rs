@@ -158,9 +158,9 @@ pub fn tls_server_cmd(a: &TlsServerArgs) -> Result<i32> {
         let _ = out.flush();
     }
     if a.no_capture {
-        eprintln!("ango tls-server: --no-capture: no packets are captured");
+        esay!("ango tls-server: --no-capture: no packets are captured");
     } else if !ango_tls::lab::is_root() {
-        eprintln!(
+        esay!(
             "ango tls-server: not running as root, so no packets are captured (no server-side \
              wire times); run as root for both views"
         );
@@ -176,11 +176,13 @@ pub fn tls_server_cmd(a: &TlsServerArgs) -> Result<i32> {
     };
     let stop = || ango_harness::measure::stop_requested();
     let summary = remote::serve(listener, &spec, &stop, &mut |l| {
-        eprintln!("ango tls-server: {l}")
+        esay!("ango tls-server: {l}")
     })?;
-    eprintln!(
+    esay!(
         "ango tls-server: {} sessions, {} combinations, {} unauthenticated connections refused",
-        summary.sessions, summary.combinations, summary.rejected
+        summary.sessions,
+        summary.combinations,
+        summary.rejected
     );
     Ok(interrupted_exit(stop(), summary.combinations as usize, "combinations served").unwrap_or(0))
 }

@@ -163,13 +163,40 @@ fn l1d(rs: &[CyclesRecord]) -> Option<u64> {
     rs.iter().find_map(|r| r.l1d_bytes)
 }
 
-fn short(i: &str) -> String {
-    if i.chars().count() > 46 {
-        let t: String = i.chars().take(45).collect();
+fn short(i: &str, width: usize) -> String {
+    if i.chars().count() > width {
+        let t: String = i.chars().take(width.saturating_sub(1)).collect();
         format!("{t}…")
     } else {
         i.to_string()
     }
+}
+
+/// The widths of the cipher and backend columns (as wide as their longest
+/// entry), and of the implementation column: what is left of the
+/// terminal's 100 columns beside `rest` more (a longer name is cut with
+/// "…"; the report has it whole), at least 12.
+fn widths(rows: &[Row], rest: usize) -> (usize, usize, usize) {
+    let cw = rows
+        .iter()
+        .map(|r| r.cipher.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let bw = rows
+        .iter()
+        .map(|r| r.backend.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    let longest = rows
+        .iter()
+        .map(|r| r.implementation.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("implementation".len());
+    let room = crate::formats::TERMINAL_WIDTH.saturating_sub(cw + 1 + bw + 1 + rest);
+    (cw, bw, longest.min(room).max(12))
 }
 
 const HIDDEN_NOTE: &str = "+: the library hides its expanded key; chained through one block \
@@ -177,27 +204,28 @@ const HIDDEN_NOTE: &str = "+: the library hides its expanded key; chained throug
 
 /// One of the terminal tables: a row per implementation, three key-size
 /// columns `w` wide.
-fn text_table(
-    s: &mut String,
-    heads: [&str; 3],
-    w: usize,
-    rows: &[Row],
-    cells: impl Fn(&Row) -> Vec<String>,
-) {
+fn text_table(s: &mut String, heads: [&str; 3], rows: &[Row], cells: impl Fn(&Row) -> Vec<String>) {
+    let all: Vec<Vec<String>> = rows.iter().map(&cells).collect();
+    let w = heads
+        .iter()
+        .map(|h| h.chars().count())
+        .chain(all.iter().flatten().map(|c| c.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let (cw, bw, iw) = widths(rows, 3 * (w + 1));
     let mut line = |a: &str, b: &str, c: &str, v: [&str; 3]| {
         let _ = writeln!(
             s,
-            "{a:<16} {b:<10} {c:<46} {:>w$} {:>w$} {:>w$}",
+            "{a:<cw$} {b:<bw$} {c:<iw$} {:>w$} {:>w$} {:>w$}",
             v[0], v[1], v[2]
         );
     };
     line("cipher", "backend", "implementation", heads);
-    for row in rows {
-        let c = cells(row);
+    for (row, c) in rows.iter().zip(&all) {
         line(
             &row.cipher,
             &row.backend,
-            &short(&row.implementation),
+            &short(&row.implementation, iw),
             [&c[0], &c[1], &c[2]],
         );
     }
@@ -213,7 +241,7 @@ pub fn text(rs: &[CyclesRecord]) -> String {
         s,
         "Table 4 (seed 002): key schedule, {unit} per schedule, chained (median)"
     );
-    text_table(&mut s, ["128", "192", "256"], 8, &rows, |r| {
+    text_table(&mut s, ["128", "192", "256"], &rows, |r| {
         table4_cells(rs, r)
     });
     let _ = writeln!(s, "  ({HIDDEN_NOTE})");
@@ -226,7 +254,6 @@ pub fn text(rs: &[CyclesRecord]) -> String {
     text_table(
         &mut s,
         ["128 enc/dec/thr", "192 enc/dec/thr", "256 enc/dec/thr"],
-        17,
         &rows,
         |r| table5_cells(rs, r),
     );
@@ -237,16 +264,20 @@ pub fn text(rs: &[CyclesRecord]) -> String {
         l1d.map(|b| format!("{} KiB per core", b / 1024))
             .unwrap_or_else(|| "unknown".into())
     );
-    for (row, t) in table_bytes(rs) {
+    let tb = table_bytes(rs);
+    let brows: Vec<Row> = tb.iter().map(|(r, _)| r.clone()).collect();
+    // Two spaces in front, " 123456 B (100% of L1d)" after.
+    let (cw, bw, iw) = widths(&brows, 2 + 23);
+    for (row, t) in tb {
         let frac = l1d
             .map(|l| format!(" ({:.0}% of L1d)", 100.0 * t as f64 / l as f64))
             .unwrap_or_default();
         let _ = writeln!(
             s,
-            "  {:<16} {:<10} {:<46} {t:>6} B{frac}",
+            "  {:<cw$} {:<bw$} {:<iw$} {t:>6} B{frac}",
             row.cipher,
             row.backend,
-            short(&row.implementation)
+            short(&row.implementation, iw)
         );
     }
     let f = findings(rs);
@@ -409,7 +440,7 @@ pub fn section(rs: &[CyclesRecord]) -> String {
             .iter()
             .filter(|r| &r.cipher == c)
             .map(|row| Bar {
-                label: format!("{} {}", row.backend, short(&row.implementation)),
+                label: format!("{} {}", row.backend, short(&row.implementation, 46)),
                 values: [("encrypt", true), ("decrypt", true), ("encrypt", false)]
                     .iter()
                     .enumerate()
@@ -484,7 +515,7 @@ pub fn section(rs: &[CyclesRecord]) -> String {
         let bars: Vec<Bar> = tb
             .iter()
             .map(|(row, t)| Bar {
-                label: format!("{} {}", row.backend, short(&row.implementation)),
+                label: format!("{} {}", row.backend, short(&row.implementation, 46)),
                 values: vec![(0, *t as f64)],
             })
             .collect();
