@@ -1062,7 +1062,10 @@ fn compare_cmd(a: &CompareArgs) -> Result<i32> {
             serde_json::to_string_pretty(&rows).expect("rows serialise")
         );
     } else {
-        print!("{}", compare::table(&rows, &a.a, &a.b));
+        print!(
+            "{}",
+            ango_report::formats::fit(&compare::table(&rows, &a.a, &a.b))
+        );
     }
     Ok(0)
 }
@@ -1399,29 +1402,45 @@ fn print_file_reports(
     file: &ango_verify::wycheproof_suite::Loaded,
     rs: &[ango_verify::wycheproof_suite::FileReport],
 ) {
-    println!(
+    say!(
         "\n{name} ({}, {} cases)",
         file.schema(),
         file.number_of_tests()
     );
     if rs.is_empty() {
-        println!("  no implementation of its algorithms runs here");
+        say!("  no implementation of its algorithms runs here");
         return;
     }
-    println!(
-        "  {:<44} {:<26} {:>6} {:>6} {:>6} {:>10}",
-        "backend[variant]", "algorithm", "pass", "fail", "skip", "acceptable"
+    // 100 columns: a longer backend[variant] label is cut with "…".
+    say!(
+        "  {:<38} {:<26} {:>6} {:>6} {:>6} {:>10}",
+        "backend[variant]",
+        "algorithm",
+        "pass",
+        "fail",
+        "skip",
+        "acceptable"
     );
     for r in rs {
-        println!(
-            "  {:<44} {:<26} {:>6} {:>6} {:>6} {:>10}",
-            r.label, r.algorithm, r.passed, r.failed, r.skipped, r.acceptable
+        let label = if r.label.chars().count() > 38 {
+            format!("{}…", r.label.chars().take(37).collect::<String>())
+        } else {
+            r.label.clone()
+        };
+        say!(
+            "  {:<38} {:<26} {:>6} {:>6} {:>6} {:>10}",
+            label,
+            r.algorithm,
+            r.passed,
+            r.failed,
+            r.skipped,
+            r.acceptable
         );
         for (why, n) in &r.skip_reasons {
-            println!("      skipped {n}: {why}");
+            say!("      skipped {n}: {why}");
         }
         if let Some(k) = &r.known_defect {
-            println!("      known defect: {k}");
+            say!("      known defect: {k}");
         }
         let unexplained: Vec<String> = r
             .unexplained
@@ -1447,7 +1466,7 @@ fn verify_vectors(path: &Path) -> Result<i32> {
         ));
     }
     for s in &file.sources {
-        println!("# Source: {s}");
+        say!("# Source: {s}");
     }
     let cases: Vec<(String, ango_verify::vectors::Case)> = file
         .cases
@@ -1460,7 +1479,7 @@ fn verify_vectors(path: &Path) -> Result<i32> {
             sections.push(&c.section);
         }
     }
-    println!(
+    say!(
         "{:<24} {:<44} cases of {}",
         "algorithm",
         "backend[variant]",
@@ -1475,7 +1494,7 @@ fn verify_vectors(path: &Path) -> Result<i32> {
             .find(|(_, c)| c.section == sec)
             .and_then(|(_, c)| c.algorithm)
         else {
-            println!(
+            say!(
                 "{sec:<24} {:<44} not run: {n} cases of a primitive below ango's algorithms \
                  (its own tests check them)",
                 "ango"
@@ -1484,7 +1503,7 @@ fn verify_vectors(path: &Path) -> Result<i32> {
         };
         for e in catalog.of(AlgorithmId::Sym(a)) {
             if let Err(why) = &e.available {
-                println!("{:<24} {:<44} unavailable: {why}", a.name(), e.label());
+                say!("{:<24} {:<44} unavailable: {why}", a.name(), e.label());
             }
         }
         for imp in catalog.runnable(AlgorithmId::Sym(a)) {
@@ -1500,19 +1519,19 @@ fn verify_vectors(path: &Path) -> Result<i32> {
             if r.skipped > 0 {
                 line.push_str(&format!(" ({} skipped)", r.skipped));
             }
-            println!("{:<24} {:<44} {line}", a.name(), imp.label());
+            say!("{:<24} {:<44} {line}", a.name(), imp.label());
             for f in r.failures.iter().chain(r.skips.iter()) {
-                println!("    {f}");
+                say!("    {f}");
             }
         }
     }
     if ran == 0 {
-        println!(
+        say!(
             "
 no implementation of the file's algorithms runs here"
         );
     }
-    println!(
+    say!(
         "
 {failed} failed"
     );

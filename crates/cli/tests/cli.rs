@@ -216,11 +216,17 @@ fn out_never_writes_into_another_runs_directory() {
 #[test]
 fn terminal_output_fits_100_columns() {
     // What ango prints to a terminal, stdout and stderr, wraps to 100
-    // columns: the verification lines, a multi-core pass's progress, the
+    // columns: the verification lines and a Wycheproof file's table (its
+    // skip reasons), a multi-core pass's progress, the
     // catalogue's reasons, the environment, seed 002's tables (their
     // implementation column cut to fit; the report has it whole), the
     // constant-time table with memcheck's findings.
-    let runs: [&[&str]; 5] = [
+    let wycheproof = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../vectors/wycheproof/aes_gcm_test.json"
+    );
+    let runs: [&[&str]; 6] = [
+        &["verify", "--wycheproof", wycheproof],
         &[
             "speed",
             "--algo",
