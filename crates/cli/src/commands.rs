@@ -1411,9 +1411,22 @@ fn print_file_reports(
         say!("  no implementation of its algorithms runs here");
         return;
     }
-    // 100 columns: a longer backend[variant] label is cut with "…".
+    // Columns as wide as their entries (within 100 columns for every file
+    // ango has; a longer row wraps).
+    let lw = rs
+        .iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(16);
+    let aw = rs
+        .iter()
+        .map(|r| r.algorithm.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     say!(
-        "  {:<38} {:<26} {:>6} {:>6} {:>6} {:>10}",
+        "  {:<lw$} {:<aw$} {:>6} {:>6} {:>6} {:>10}",
         "backend[variant]",
         "algorithm",
         "pass",
@@ -1422,14 +1435,9 @@ fn print_file_reports(
         "acceptable"
     );
     for r in rs {
-        let label = if r.label.chars().count() > 38 {
-            format!("{}…", r.label.chars().take(37).collect::<String>())
-        } else {
-            r.label.clone()
-        };
         say!(
-            "  {:<38} {:<26} {:>6} {:>6} {:>6} {:>10}",
-            label,
+            "  {:<lw$} {:<aw$} {:>6} {:>6} {:>6} {:>10}",
+            r.label,
             r.algorithm,
             r.passed,
             r.failed,
