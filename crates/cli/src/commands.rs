@@ -1413,18 +1413,9 @@ fn print_file_reports(
     }
     // Columns as wide as their entries (within 100 columns for every file
     // ango has; a longer row wraps).
-    let lw = rs
-        .iter()
-        .map(|r| r.label.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(16);
-    let aw = rs
-        .iter()
-        .map(|r| r.algorithm.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(9);
+    use ango_report::formats::col_width;
+    let lw = col_width(rs.iter().map(|r| r.label.as_str()), 16);
+    let aw = col_width(rs.iter().map(|r| r.algorithm.as_str()), 9);
     say!(
         "  {:<lw$} {:<aw$} {:>6} {:>6} {:>6} {:>10}",
         "backend[variant]",

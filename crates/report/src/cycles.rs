@@ -177,24 +177,10 @@ fn short(i: &str, width: usize) -> String {
 /// terminal's 100 columns beside `rest` more (a longer name is cut with
 /// "…"; the report has it whole), at least 12.
 fn widths(rows: &[Row], rest: usize) -> (usize, usize, usize) {
-    let cw = rows
-        .iter()
-        .map(|r| r.cipher.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(6);
-    let bw = rows
-        .iter()
-        .map(|r| r.backend.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(7);
-    let longest = rows
-        .iter()
-        .map(|r| r.implementation.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max("implementation".len());
+    let col = |f: fn(&Row) -> &str, min| crate::formats::col_width(rows.iter().map(f), min);
+    let cw = col(|r| &r.cipher, 6);
+    let bw = col(|r| &r.backend, 7);
+    let longest = col(|r| &r.implementation, "implementation".len());
     let room = crate::formats::TERMINAL_WIDTH.saturating_sub(cw + 1 + bw + 1 + rest);
     (cw, bw, longest.min(room).max(12))
 }

@@ -139,6 +139,16 @@ pub fn grid(corner: &str, heads: &[String], labels: &[String], cells: &[Vec<Stri
     out
 }
 
+/// A text column's width: its longest entry (in characters), at least `min`.
+pub fn col_width<'a>(entries: impl IntoIterator<Item = &'a str>, min: usize) -> usize {
+    entries
+        .into_iter()
+        .map(|e| e.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(min)
+}
+
 /// Terminal text made to fit `TERMINAL_WIDTH`: a longer line is wrapped at
 /// spaces, its continuation indented four more spaces (a word longer than a
 /// line is cut).
