@@ -4,7 +4,6 @@
 use ango_core::results::{ResultsDir, RESULTS, SAMPLES};
 use ango_core::{PkRecord, Result, SpeedRecord};
 use ango_study::{Event, Sink};
-use std::io::Write;
 
 pub use ango_core::results::{EVENTS, PK_SAMPLES, TLS_HANDSHAKES, TLS_TIMELINES};
 
@@ -134,8 +133,7 @@ impl ParentSink {
     /// 100 columns like everything else ango prints.
     fn say(&self, line: &str) {
         if !self.quiet {
-            let mut e = std::io::stderr().lock();
-            let _ = write!(e, "{}", ango_report::formats::fit(&format!("{line}\n")));
+            esay!("{line}");
         }
     }
 

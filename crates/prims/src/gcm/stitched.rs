@@ -251,11 +251,13 @@ struct Carry {
 /// encrypted and XORed from `src` into `dst`, and, with `h`, 32 blocks
 /// hashed — one register's three multiplies after each of the first eight
 /// rounds, the reduction after the ninth — so that the carry-less
-/// multiplies fill the gaps of the AES rounds. (Called one after the
-/// other, four registers' rounds at a time, the core's out-of-order window
-/// held little but AES rounds: sealing 16 KiB took 1697 ns with AES-256
-/// on Zen 4, 1550 this way; AES-128 1443 and 1425. What is left is the
-/// multiplies themselves: on Zen 4 a VPCLMULQDQ issues once every two
+/// multiplies fill the gaps of the AES rounds. (Before, a step was two
+/// four-register calls of rounds, then the hash as a call of its own. The
+/// two builds side by side on Zen 4, run in turn, best of nine, 16 KiB:
+/// AES-256 sealing 1684-1703 ns that way, 1648-1670 this way, opening
+/// 1653-1668 and 1569-1579; but AES-128 sealing 1429-1438 that way and
+/// 1549-1600 this way, opening 1380-1389 and 1408-1449 — for AES-128 this
+/// is slower, not yet settled. On Zen 4 a VPCLMULQDQ issues once every two
 /// cycles on a pipe VAES also uses, and a step needs 24 of them.)
 /// The last round's key is XORed with the text first, so the last round
 /// gives the output. Returns the new hash state if `h`.
