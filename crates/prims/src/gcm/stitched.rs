@@ -251,14 +251,16 @@ struct Carry {
 /// encrypted and XORed from `src` into `dst`, and, with `h`, 32 blocks
 /// hashed — one register's three multiplies after each of the first eight
 /// rounds, the reduction after the ninth — so that the carry-less
-/// multiplies fill the gaps of the AES rounds. (Before, a step was two
-/// four-register calls of rounds, then the hash as a call of its own. The
-/// two builds side by side on Zen 4, run in turn, best of nine, 16 KiB:
+/// multiplies fill the gaps of the AES rounds. (The other way, a step is
+/// two four-register calls of rounds, then the hash as a call of its own.
+/// The two builds side by side on Zen 4, run in turn, best of nine, 16 KiB:
 /// AES-256 sealing 1684-1703 ns that way, 1648-1670 this way, opening
 /// 1653-1668 and 1569-1579; but AES-128 sealing 1429-1438 that way and
-/// 1549-1600 this way, opening 1380-1389 and 1408-1449 — for AES-128 this
-/// is slower, not yet settled. On Zen 4 a VPCLMULQDQ issues once every two
-/// cycles on a pipe VAES also uses, and a step needs 24 of them.)
+/// 1549-1600 this way (1634-1652 against 1775-1858 in a noisy hour), so
+/// AES-128 seals the other way; its opening, 1380-1389 against 1408-1449,
+/// stays here: this way reads the ciphertext once, first (see below). On
+/// Zen 4 a VPCLMULQDQ issues once every two cycles on a pipe VAES also
+/// uses, and a step needs 24 of them.)
 /// The last round's key is XORed with the text first, so the last round
 /// gives the output. Returns the new hash state if `h`.
 ///
@@ -346,6 +348,18 @@ fn seal512(
     let mut c = vaes512::counters(ctr);
     let mut acc = acc;
     let mut lead: Lead = lead.map(|a| (a, vpclmul::power128(g, 33)));
+    if k.rounds == 10 {
+        // AES-128 seals faster with the rounds and the hash as calls of
+        // their own than with the interleaved step (see `step512`).
+        let enc = |cur: &mut [u8]| {
+            vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[..STEP]);
+            vaes512::ctr_step(&rk, k.rounds, &mut c, &mut cur[STEP..]);
+        };
+        let rev = vaes512::rev();
+        let hash = |prev: &[u8]| acc = hash512(&hp, rev, acc, prev, lead.take());
+        let done = pipelined::<WIDE>(buf, true, enc, hash);
+        return (done, acc);
+    }
     let n = buf.len() / WIDE;
     let p = buf.as_mut_ptr();
     if n > 0 {
