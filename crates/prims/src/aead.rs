@@ -9,6 +9,8 @@ mod stitched;
 #[cfg(target_arch = "x86_64")]
 use crate::chacha20::avx512;
 use crate::chacha20::{xchacha20_setup, ChaCha20};
+#[cfg(target_arch = "x86_64")]
+use crate::gcm::Io;
 use crate::poly1305::Poly1305;
 
 /// The tag did not verify; the buffer was left untouched.
@@ -375,6 +377,10 @@ impl ChaCha20Poly1305 {
     ) -> Result<(), AuthError> {
         assert_eq!(ct.len(), out.len(), "ciphertext and output lengths");
         #[cfg(target_arch = "x86_64")]
+        if let Some(t) = self.short(ct.len()) {
+            return short::open(t, &self.key, nonce, aad, &mut Io::between(ct, out), tag);
+        }
+        #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.wide(ct.len()) {
             return self.open_wide(t, nonce, aad, Some(ct), tag, out);
         }
@@ -422,7 +428,7 @@ impl ChaCha20Poly1305 {
     ) -> Result<(), AuthError> {
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.short(buf.len()) {
-            return short::open(t, &self.key, nonce, aad, buf, tag);
+            return short::open(t, &self.key, nonce, aad, &mut Io::in_place(buf), tag);
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = self.wide(buf.len()) {

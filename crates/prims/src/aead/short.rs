@@ -10,8 +10,9 @@
 //! is what this path removes. Constant time: lengths alone decide the path.
 
 use super::AuthError;
-use crate::chacha20::{avx2, portable};
+use crate::chacha20::avx2;
 use crate::cpu::{Avx2, Avx512Vl};
+use crate::gcm::Io;
 use crate::poly1305::radix64::Poly1305 as Mac;
 use core::arch::x86_64::*;
 
@@ -31,8 +32,7 @@ pub(crate) const TEXT_VL: usize = 704;
 
 /// The MAC keyed with block 0's first 32 bytes (of `ks`, the keystream
 /// from block 0) with the AAD absorbed.
-#[inline]
-#[target_feature(enable = "avx2")]
+#[inline(always)]
 fn start(ks: &[u8], aad: &[u8]) -> Mac {
     let otk: &[u8; 32] = ks[..32].try_into().expect("32 bytes");
     let mut mac = Mac::new(otk);
@@ -75,7 +75,7 @@ macro_rules! sets_fns {
             buf: &mut [u8],
         ) -> [u8; 16] {
             let mut ks = [[0u8; 128]; P];
-            avx2::$blocks(&portable::init_state(key, 0, nonce), &mut ks);
+            avx2::$blocks(avx2::rows(key, 0, nonce), &mut ks);
             let ks = ks.as_flattened();
             let mut mac = start(ks, aad);
             for (i, piece) in buf.chunks_mut(16).enumerate() {
@@ -92,20 +92,24 @@ macro_rules! sets_fns {
             key: &[u8; 32],
             nonce: &[u8; 12],
             aad: &[u8],
-            buf: &mut [u8],
+            io: &mut Io,
             tag: &[u8; 16],
         ) -> Result<(), AuthError> {
+            let len = io.len;
             let mut ks = [[0u8; 128]; P];
-            avx2::$blocks(&portable::init_state(key, 0, nonce), &mut ks);
+            avx2::$blocks(avx2::rows(key, 0, nonce), &mut ks);
             let ks = ks.as_flattened();
             let mut mac = start(ks, aad);
-            mac.padded(buf);
-            mac.blocks(&super::lens(aad.len(), buf.len()));
+            mac.padded(io.src(0, len));
+            mac.blocks(&super::lens(aad.len(), len));
             if !super::ct_eq(&mac.finalize(), tag) {
                 return Err(AuthError);
             }
-            for (i, piece) in buf.chunks_mut(16).enumerate() {
-                xor_piece(piece, piece_ks(ks, i));
+            for (i, at) in (0..len).step_by(16).enumerate() {
+                let (src, dst) = io.at(at);
+                // SAFETY: the piece at `at` (1 to 16 bytes) lies inside both
+                // buffers; it is read before it is written.
+                unsafe { crate::xor_block(src, dst, (len - at).min(16), piece_ks(ks, i)) };
             }
             Ok(())
         }
@@ -162,29 +166,30 @@ pub(crate) fn seal(
     }
 }
 
-/// Verify `tag` and decrypt `buf` (at most [`TEXT`] bytes) in place; on a
-/// wrong tag `buf` is left as it was.
+/// Verify `tag` and decrypt the ciphertext of `io` (at most
+/// [`text_max`] bytes; in place, or into another buffer: read there, not
+/// copied first); on a wrong tag nothing is written.
 pub(crate) fn open(
     _t: Avx2,
     key: &[u8; 32],
     nonce: &[u8; 12],
     aad: &[u8],
-    buf: &mut [u8],
+    io: &mut Io,
     tag: &[u8; 16],
 ) -> Result<(), AuthError> {
     // SAFETY: as in `seal`.
     unsafe {
-        match (Avx512Vl::detect(), sets(buf.len())) {
-            (Some(_), 1) => open_sets_vl::<1>(key, nonce, aad, buf, tag),
-            (Some(_), 2) => open_sets_vl::<2>(key, nonce, aad, buf, tag),
-            (Some(_), 3) => open_sets_vl::<3>(key, nonce, aad, buf, tag),
-            (Some(_), 4) => open_sets_vl::<4>(key, nonce, aad, buf, tag),
-            (Some(_), 5) => open_sets_vl::<5>(key, nonce, aad, buf, tag),
-            (Some(_), _) => open_sets_vl::<6>(key, nonce, aad, buf, tag),
-            (None, 1) => open_sets::<1>(key, nonce, aad, buf, tag),
-            (None, 2) => open_sets::<2>(key, nonce, aad, buf, tag),
-            (None, 3) => open_sets::<3>(key, nonce, aad, buf, tag),
-            (None, _) => open_sets::<4>(key, nonce, aad, buf, tag),
+        match (Avx512Vl::detect(), sets(io.len)) {
+            (Some(_), 1) => open_sets_vl::<1>(key, nonce, aad, io, tag),
+            (Some(_), 2) => open_sets_vl::<2>(key, nonce, aad, io, tag),
+            (Some(_), 3) => open_sets_vl::<3>(key, nonce, aad, io, tag),
+            (Some(_), 4) => open_sets_vl::<4>(key, nonce, aad, io, tag),
+            (Some(_), 5) => open_sets_vl::<5>(key, nonce, aad, io, tag),
+            (Some(_), _) => open_sets_vl::<6>(key, nonce, aad, io, tag),
+            (None, 1) => open_sets::<1>(key, nonce, aad, io, tag),
+            (None, 2) => open_sets::<2>(key, nonce, aad, io, tag),
+            (None, 3) => open_sets::<3>(key, nonce, aad, io, tag),
+            (None, _) => open_sets::<4>(key, nonce, aad, io, tag),
         }
     }
 }

@@ -31,6 +31,7 @@ pub struct Poly1305 {
 
 impl Poly1305 {
     /// A MAC keyed with a one-time 32-byte key (r ‖ s).
+    #[inline(always)]
     pub fn new(key: &[u8; 32]) -> Poly1305 {
         let r0 = le64(&key[0..]) & 0x0fff_fffc_0fff_ffff;
         let r1 = le64(&key[8..]) & 0x0fff_fffc_0fff_fffc;
@@ -97,7 +98,7 @@ impl Poly1305 {
     /// Absorb `data` zero-padded to whole blocks, as ChaCha20-Poly1305
     /// (RFC 8439 §2.8) pads the AAD and the ciphertext; no buffer (the
     /// buffered bytes must be none).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn padded(&mut self, data: &[u8]) {
         debug_assert_eq!(self.buf_len, 0);
         let whole = data.len() / 16 * 16;
@@ -114,6 +115,7 @@ impl Poly1305 {
         (self.buf, self.buf_len) = (buf, len);
     }
 
+    #[inline(always)]
     pub fn finalize(mut self) -> [u8; 16] {
         if self.buf_len > 0 {
             let mut b = [0u8; 16];
