@@ -179,8 +179,59 @@ pub(crate) fn rows_of(state: &[u32; 16]) -> Rows {
     })
 }
 
+/// `x ^ y` rotated left by `n` (AVX2): byte shuffles for 16 and 8, two
+/// shifts and an OR for 12 and 7.
+macro_rules! xrot_avx2 {
+    ($x:expr, $y:expr, 16, $r16:ident, $r8:ident) => {
+        _mm256_shuffle_epi8(_mm256_xor_si256($x, $y), $r16)
+    };
+    ($x:expr, $y:expr, 8, $r16:ident, $r8:ident) => {
+        _mm256_shuffle_epi8(_mm256_xor_si256($x, $y), $r8)
+    };
+    ($x:expr, $y:expr, $n:literal, $r16:ident, $r8:ident) => {
+        rot_shifts!(_mm256_xor_si256($x, $y), $n)
+    };
+}
+
+/// `x ^ y` rotated left by `n` (AVX-512VL): byte shuffles for 16 and 8,
+/// VPROLD for 12 and 7.
+macro_rules! xrot_vl {
+    ($x:expr, $y:expr, 12, $r16:ident, $r8:ident) => {
+        rot_prold!(_mm256_xor_si256($x, $y), 12)
+    };
+    ($x:expr, $y:expr, 7, $r16:ident, $r8:ident) => {
+        rot_prold!(_mm256_xor_si256($x, $y), 7)
+    };
+    ($x:expr, $y:expr, 16, $r16:ident, $r8:ident) => {
+        _mm256_shuffle_epi8(_mm256_xor_si256($x, $y), $r16)
+    };
+    ($x:expr, $y:expr, 8, $r16:ident, $r8:ident) => {
+        _mm256_shuffle_epi8(_mm256_xor_si256($x, $y), $r8)
+    };
+}
+
+/// `x ^ y` rotated left by `n` as rot(x) ^ (y << n) ^ (y >> 32-n)
+/// (AVX-512VL: VPROLD, and VPTERNLOGD for the three-way XOR). `y` is the
+/// value the quarter round has just made, `x` an older one: rot(x) is
+/// ready before `y`, and after `y` come two steps of one cycle (the shifts,
+/// side by side, then the XOR) instead of an XOR and a rotation of two
+/// cycles (VPROLD and VPSHUFB take two on Zen 4). A quarter round's chain
+/// is then 12 cycles, not 16; it costs eight more instructions, so it
+/// serves few register sets (one or two), whose time is their chain.
+macro_rules! xrot_tern {
+    ($x:expr, $y:expr, $n:literal, $r16:ident, $r8:ident) => {{
+        let _ = (&$r16, &$r8);
+        let y = $y;
+        _mm256_ternarylogic_epi32::<0x96>(
+            _mm256_rol_epi32::<$n>($x),
+            _mm256_slli_epi32::<$n>(y),
+            _mm256_srli_epi32::<{ 32 - $n }>(y),
+        )
+    }};
+}
+
 macro_rules! blocks_h_fn {
-    ($(#[$meta:meta])* $name:ident, $features:literal, $rot:ident) => {
+    ($(#[$meta:meta])* $name:ident, $features:literal, $xrot:ident) => {
 $(#[$meta])*
 #[target_feature(enable = $features)]
 pub(crate) fn $name<const P: usize>(rows: Rows, out: &mut [[u8; 128]; P]) {
@@ -201,13 +252,13 @@ pub(crate) fn $name<const P: usize>(rows: Rows, out: &mut [[u8; 128]; P]) {
         () => {
             for i in 0..P {
                 a[i] = _mm256_add_epi32(a[i], b[i]);
-                d[i] = _mm256_shuffle_epi8(_mm256_xor_si256(d[i], a[i]), r16);
+                d[i] = $xrot!(d[i], a[i], 16, r16, r8);
                 c[i] = _mm256_add_epi32(c[i], d[i]);
-                b[i] = $rot!(_mm256_xor_si256(b[i], c[i]), 12);
+                b[i] = $xrot!(b[i], c[i], 12, r16, r8);
                 a[i] = _mm256_add_epi32(a[i], b[i]);
-                d[i] = _mm256_shuffle_epi8(_mm256_xor_si256(d[i], a[i]), r8);
+                d[i] = $xrot!(d[i], a[i], 8, r16, r8);
                 c[i] = _mm256_add_epi32(c[i], d[i]);
-                b[i] = $rot!(_mm256_xor_si256(b[i], c[i]), 7);
+                b[i] = $xrot!(b[i], c[i], 7, r16, r8);
             }
         };
     }
@@ -256,7 +307,7 @@ blocks_h_fn!(
     /// layout, in order, into `out`.
     blocks_h,
     "avx2",
-    rot_shifts
+    xrot_avx2
 );
 
 blocks_h_fn!(
@@ -264,7 +315,16 @@ blocks_h_fn!(
     /// each quarter round's chain of dependent steps is two steps shorter.
     blocks_h_vl,
     "avx2,avx512f,avx512vl",
-    rot_prold
+    xrot_vl
+);
+
+blocks_h_fn!(
+    /// [`blocks_h`] with each rotation of a fresh value as two shifts and
+    /// a three-way XOR (AVX-512VL; see `xrot_tern`): the shortest chain,
+    /// for one or two register sets.
+    blocks_h_tern,
+    "avx2,avx512f,avx512vl",
+    xrot_tern
 );
 
 /// XOR the keystream `ks` into `buf` (at most its length), eight bytes at a
@@ -285,7 +345,7 @@ fn xor_in<const P: usize>(ks: &[[u8; 128]; P], buf: &mut [u8]) {
 }
 
 macro_rules! xor_short_fn {
-    ($(#[$meta:meta])* $name:ident, $features:literal, $blocks:ident) => {
+    ($(#[$meta:meta])* $name:ident, $features:literal, $blocks1:ident, $blocks:ident) => {
         $(#[$meta])*
         #[target_feature(enable = $features)]
         fn $name(state: &[u32; 16], buf: &mut [u8]) {
@@ -294,7 +354,7 @@ macro_rules! xor_short_fn {
                 0 => {}
                 1..=128 => {
                     let mut ks = [[0u8; 128]; 1];
-                    $blocks(state, &mut ks);
+                    $blocks1(state, &mut ks);
                     xor_in(&ks, buf);
                 }
                 129..=256 => {
@@ -322,13 +382,16 @@ xor_short_fn!(
     /// bytes) in the horizontal layout: one to four register sets.
     xor_short,
     "avx2",
+    blocks_h,
     blocks_h
 );
 
 xor_short_fn!(
-    /// [`xor_short`] with VPROLD (AVX-512VL).
+    /// [`xor_short`] with VPROLD (AVX-512VL); one register set with the
+    /// shortest chain ([`blocks_h_tern`]).
     xor_short_vl,
     "avx2,avx512f,avx512vl",
+    blocks_h_tern,
     blocks_h_vl
 );
 
