@@ -635,8 +635,11 @@ fn seal_inner(
     aad: &[u8],
     buf: &mut [u8],
 ) -> [u8; 16] {
-    // The 512-bit code only when it has a whole 512-byte step to take.
-    let wide = wide && buf.len() >= WIDE;
+    // The 512-bit code for one whole 512-byte step or from two: between
+    // them the 256-bit code seals faster (side by side, Zen 4: 960 bytes
+    // AES-128 186 -> 173 ns, AES-256 212 -> 195; opening there is faster
+    // the 512-bit way).
+    let wide = wide && (buf.len() == WIDE || buf.len() >= 2 * WIDE);
     let b = begin(k, g, j0, aad, buf.len(), wide);
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
     let mut acc = b.acc;
