@@ -253,6 +253,40 @@ impl<'k> Agg<'k> {
         }
     }
 
+    /// Blocks still to come.
+    #[inline]
+    pub(crate) fn left(&self) -> usize {
+        self.left
+    }
+
+    /// For 512-bit code that multiplies four blocks at a time: where the
+    /// powers of the next four blocks begin in the key's tables (H^left ..
+    /// H^(left-3), in the blocks' order), and the state to add to the
+    /// first of them (zero after the first call). The four count as added;
+    /// their products come back through [`Self::add_sums`].
+    #[inline]
+    pub(crate) fn take_quad(&mut self) -> (usize, __m128i) {
+        assert!(self.left >= 4);
+        let o = at(self.left);
+        self.left -= 4;
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        (
+            o,
+            core::mem::replace(&mut self.acc, unsafe { _mm_setzero_si128() }),
+        )
+    }
+
+    /// Add low, Karatsuba-middle and high products summed elsewhere (each
+    /// 128-bit half a partial sum, as this aggregation's own).
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn add_sums(&mut self, lo: __m256i, mid: __m256i, hi: __m256i) {
+        let s = &mut self.sums;
+        s.lo = _mm256_xor_si256(s.lo, lo);
+        s.mid = _mm256_xor_si256(s.mid, mid);
+        s.hi = _mm256_xor_si256(s.hi, hi);
+    }
+
     /// The reduced sum, once every block announced has come: the new state.
     #[inline]
     #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
