@@ -141,15 +141,14 @@ impl Gcm {
     }
 
     fn j0(&self, iv: &[u8]) -> [u8; 16] {
-        let mut j0 = [0u8; 16];
         if iv.len() == 12 {
-            j0 = j0_of_12(iv);
-        } else {
-            self.ghash.update_padded(&mut j0, iv);
-            let mut len = [0u8; 16];
-            len[8..].copy_from_slice(&((iv.len() as u64) * 8).to_be_bytes());
-            self.ghash.update_padded(&mut j0, &len);
+            return j0_of_12(iv);
         }
+        let mut j0 = [0u8; 16];
+        self.ghash.update_padded(&mut j0, iv);
+        let mut len = [0u8; 16];
+        len[8..].copy_from_slice(&((iv.len() as u64) * 8).to_be_bytes());
+        self.ghash.update_padded(&mut j0, &len);
         j0
     }
 

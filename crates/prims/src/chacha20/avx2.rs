@@ -193,8 +193,9 @@ macro_rules! xrot_avx2 {
     };
 }
 
-/// `x ^ y` rotated left by `n` (AVX-512VL): byte shuffles for 16 and 8,
-/// VPROLD for 12 and 7.
+/// `x ^ y` rotated left by `n` (AVX-512VL): VPROLD for 12 and 7, the byte
+/// shuffles of [`xrot_avx2`] for 16 and 8 (`n` passed on as a token, so
+/// that its arms still match the literal).
 macro_rules! xrot_vl {
     ($x:expr, $y:expr, 12, $r16:ident, $r8:ident) => {
         rot_prold!(_mm256_xor_si256($x, $y), 12)
@@ -202,11 +203,8 @@ macro_rules! xrot_vl {
     ($x:expr, $y:expr, 7, $r16:ident, $r8:ident) => {
         rot_prold!(_mm256_xor_si256($x, $y), 7)
     };
-    ($x:expr, $y:expr, 16, $r16:ident, $r8:ident) => {
-        _mm256_shuffle_epi8(_mm256_xor_si256($x, $y), $r16)
-    };
-    ($x:expr, $y:expr, 8, $r16:ident, $r8:ident) => {
-        _mm256_shuffle_epi8(_mm256_xor_si256($x, $y), $r8)
+    ($x:expr, $y:expr, $n:tt, $r16:ident, $r8:ident) => {
+        xrot_avx2!($x, $y, $n, $r16, $r8)
     };
 }
 
@@ -217,7 +215,8 @@ macro_rules! xrot_vl {
 /// side by side, then the XOR) instead of an XOR and a rotation of two
 /// cycles (VPROLD and VPSHUFB take two on Zen 4). A quarter round's chain
 /// is then 12 cycles, not 16; it costs eight more instructions, so it
-/// serves few register sets (one or two), whose time is their chain.
+/// serves one register set, whose time is its chain (with two it was
+/// slower).
 macro_rules! xrot_tern {
     ($x:expr, $y:expr, $n:literal, $r16:ident, $r8:ident) => {{
         let _ = (&$r16, &$r8);
@@ -321,7 +320,7 @@ blocks_h_fn!(
 blocks_h_fn!(
     /// [`blocks_h`] with each rotation of a fresh value as two shifts and
     /// a three-way XOR (AVX-512VL; see `xrot_tern`): the shortest chain,
-    /// for one or two register sets.
+    /// for one register set.
     blocks_h_tern,
     "avx2,avx512f,avx512vl",
     xrot_tern
