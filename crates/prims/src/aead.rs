@@ -199,7 +199,7 @@ impl ChaCha20Poly1305 {
             // its buffer.
             let mut mac = crate::poly1305::radix64::Poly1305::new(otk);
             mac.padded(aad);
-            mac.padded(ct);
+            mac.padded_long(ct);
             mac.blocks(&lens(aad.len(), ct.len()));
             return mac.finalize();
         }
