@@ -31,10 +31,11 @@ pub struct Key {
     pub(crate) xpowers: [u8; POWERS],
 }
 
-/// The most blocks one aggregation takes ([`Agg`]): a last 256-byte step,
-/// a leftover of up to 16 blocks and the length block, or a short
-/// message's AAD, text and length block.
-pub(crate) const MAX_BLOCKS: usize = 48;
+/// The most blocks one aggregation takes ([`Agg`]): a last 512-byte step,
+/// a 256-byte one, a leftover of up to 16 blocks and the length block (65,
+/// AES-GCM sealing with 512-bit steps), or a short message's AAD, text and
+/// length block.
+pub(crate) const MAX_BLOCKS: usize = 72;
 
 /// Bytes of a power table: the powers and a zero slot.
 const POWERS: usize = 16 * (MAX_BLOCKS + 1);
