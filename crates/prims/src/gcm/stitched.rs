@@ -682,12 +682,18 @@ fn seal_inner(
     aad: &[u8],
     buf: &mut [u8],
 ) -> [u8; 16] {
-    // The 512-bit code for one whole 512-byte step or from two: between
-    // them the 256-bit code seals faster (the two builds side by side, Zen
-    // 4, best of 4: 960 bytes AES-256 212 -> 199 ns, 768 bytes 180 -> 167;
-    // opening there is faster the 512-bit way).
+    // The 512-bit steps for one whole 512-byte step or from two; between
+    // them the 256-byte steps in 512-bit registers with one reduction
+    // (`seal_mid`). (The 512-bit steps there, one and a tail, sealed slower
+    // than the 256-bit code: 960 bytes AES-256 212 -> 199 ns, 768 bytes
+    // 180 -> 167, Zen 4; `seal_mid` beat both.)
+    let mid = wide && buf.len() > WIDE && buf.len() < 2 * WIDE;
     let wide = wide && (buf.len() == WIDE || buf.len() >= 2 * WIDE);
     let b = begin(k, g, j0, aad, buf.len(), wide);
+    if mid {
+        // SAFETY: `mid` is set only with the Vaes512 token (AVX-512F/BW).
+        return unsafe { seal_mid(k, g, &b, aad, buf) };
+    }
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
     let mut acc = b.acc;
     // A whole number of 512-byte steps: the length block joins the last.
@@ -725,6 +731,45 @@ fn seal_inner(
     }
     agg.one(len_block(aad.len(), text));
     tag_of(agg.finish(), ek0)
+}
+
+/// Sealing 513 to 1,023 bytes with 512-bit registers: its whole 256-byte
+/// steps encrypted four blocks per register, each hashed (four blocks per
+/// multiply: 512-bit loads of 512-bit stores) while the next is encrypted,
+/// the rest's keystream, and all of it — the steps, the rest from
+/// registers, the length block — in one aggregation with one reduction
+/// (the 256-bit code reduces after every step). Side by side on Zen 4,
+/// best of 3×9, against the 256-bit code: AES-128 sealing 576 bytes 135 ->
+/// 124 ns, 832 bytes 165 -> 141, 1,008 bytes 177 -> 162; AES-256 576 bytes
+/// 153 -> 133, 896 bytes 184 -> 162.
+///
+/// # Safety
+/// The CPU must have AVX-512F/BW besides this function's features.
+#[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
+unsafe fn seal_mid(k: &Keys, g: &vpclmul::Key, b: &Begun, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+    let text = buf.len();
+    assert!(text > WIDE && text < 2 * WIDE && !b.joined && b.lead.is_none());
+    let rk = vaes512::load_keys(&k.enc);
+    let mut c = vaes512::counters(&b.ctr);
+    let n = text / STEP;
+    let rest = text - n * STEP;
+    let mut agg = vpclmul::Agg::new(g, b.acc, text.div_ceil(16) + 1);
+    for i in 0..n {
+        vaes512::ctr_step(&rk, k.rounds, &mut c, &mut buf[i * STEP..(i + 1) * STEP]);
+        if i > 0 {
+            let taken = agg_quads(&mut agg, g, &buf[(i - 1) * STEP..i * STEP]);
+            assert_eq!(taken, STEP);
+        }
+    }
+    let mut c2 = vaes::counters(&add32(&b.ctr, n * STEP / 16));
+    let ks = (rest > 0).then(|| vaes::keystream(&b.rk, k.rounds, &mut c2, rest.div_ceil(32)));
+    let taken = agg_quads(&mut agg, g, &buf[(n - 1) * STEP..n * STEP]);
+    assert_eq!(taken, STEP);
+    if let Some(ks) = ks {
+        xor_leftover(&ks, &mut buf[n * STEP..], &mut agg);
+    }
+    agg.one(len_block(aad.len(), text));
+    tag_of(agg.finish(), b.ek0)
 }
 
 /// The end of sealing with 512-bit steps and a leftover (`done` bytes in
