@@ -180,6 +180,14 @@ impl Sums {
         if i == 0 {
             x = _mm512_xor_si512(x, _mm512_zextsi128_si512(acc));
         }
+        self.product(x, k, kx);
+    }
+
+    /// Add the products of four byte-reversed blocks `x` with their powers
+    /// `k` (Karatsuba factors `kx`): low, high and middle.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+    fn product(&mut self, x: __m512i, k: __m512i, kx: __m512i) {
         let xx = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
         self.lo = _mm512_xor_si512(self.lo, _mm512_clmulepi64_epi128::<0x00>(x, k));
         self.hi = _mm512_xor_si512(self.hi, _mm512_clmulepi64_epi128::<0x11>(x, k));
@@ -494,9 +502,10 @@ fn open512(
 /// Add the whole 64-byte pieces of the ciphertext `data` (at least
 /// [`STEP`] bytes, else none) to `agg` four blocks per multiply (512-bit),
 /// as long as four blocks are still announced; returns the bytes taken
-/// (the rest goes to `agg` two blocks per multiply). Opening only: the
-/// ciphertext there is input, not just written (sealing gained nothing
-/// from it).
+/// (the rest goes to `agg` two blocks per multiply). The data must have
+/// been written with 512-bit stores or not just written at all: a 512-bit
+/// load of bytes that narrower stores just wrote waits for them to reach
+/// the cache (sealing's 256-bit steps read this way gained nothing).
 #[inline]
 #[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
 fn agg_quads(agg: &mut vpclmul::Agg, g: &vpclmul::Key, data: &[u8]) -> usize {
@@ -524,10 +533,7 @@ fn agg_quads(agg: &mut vpclmul::Agg, g: &vpclmul::Key, data: &[u8]) -> usize {
             )
         };
         let x = _mm512_xor_si512(_mm512_shuffle_epi8(raw, rev), _mm512_zextsi128_si512(acc));
-        let xx = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
-        s.lo = _mm512_xor_si512(s.lo, _mm512_clmulepi64_epi128::<0x00>(x, k));
-        s.hi = _mm512_xor_si512(s.hi, _mm512_clmulepi64_epi128::<0x11>(x, k));
-        s.mid = _mm512_xor_si512(s.mid, _mm512_clmulepi64_epi128::<0x00>(xx, kx));
+        s.product(x, k, kx);
         taken += 64;
     }
     let half =
@@ -751,11 +757,11 @@ fn seal_inner(
 /// the rest's keystream, and all of it — the AAD when it fits, the steps,
 /// the rest from registers, the length block — in one aggregation with one
 /// reduction (the 256-bit code reduces after every step, and the AAD
-/// before them). Side by side on Zen 4,
-/// best of 3×9, against the 256-bit code: AES-128 sealing 576 bytes 135 ->
-/// 124 ns, 832 bytes 165 -> 141, 1,008 bytes 177 -> 162; AES-256 576 bytes
-/// 153 -> 133, 896 bytes 184 -> 162; the AAD joining: 576 bytes 120 -> 107
-/// (AES-128), 1,008 bytes 176 -> 161 (AES-256).
+/// before them). Side by side on Zen 4, best of 3×9, against the 256-bit
+/// code: AES-128 sealing 576 bytes 135 -> 124 ns, 832 bytes 165 -> 141,
+/// 1,008 bytes 177 -> 162; AES-256 576 bytes 153 -> 133, 896 bytes 184 ->
+/// 162; then the AAD joining: 576 bytes 120 -> 107 (AES-128), 1,008 bytes
+/// 176 -> 161 (AES-256).
 ///
 /// # Safety
 /// The CPU must have AVX-512F/BW besides this function's features.
