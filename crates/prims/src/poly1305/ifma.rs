@@ -18,8 +18,10 @@ const SETS: usize = 2;
 #[derive(Clone)]
 pub struct Poly1305 {
     inner: Scalar,
-    /// r, r^2, ..., r^16; the first `npows` are computed.
-    pows: [[u64; 3]; 8 * SETS],
+    /// r, r^2, ..., r^8 and r^16 (for two accumulators); the first
+    /// `npows` of r..r^8 are computed, r^16 when `npows` is 16.
+    pows: [[u64; 3]; 8],
+    r16: [u64; 3],
     npows: usize,
     token: Ifma,
 }
@@ -32,14 +34,6 @@ fn mult(r: [__m512i; 3]) -> Mult {
     let twenty =
         |x: __m512i| _mm512_add_epi64(_mm512_slli_epi64::<4>(x), _mm512_slli_epi64::<2>(x));
     (r, [_mm512_setzero_si512(), twenty(r[1]), twenty(r[2])])
-}
-
-/// Lane j holds limb `limb` of p[j].
-#[target_feature(enable = "avx512f")]
-fn lanes(p: [[u64; 3]; 8], limb: usize) -> __m512i {
-    let v: [u64; 8] = core::array::from_fn(|j| p[j][limb]);
-    // SAFETY: 64-byte unaligned load from a 64-byte array.
-    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
 }
 
 /// a·r mod 2^130 − 5 in every lane, limbs carried back below 2^45.
@@ -108,68 +102,73 @@ fn load_blocks(chunk: &[u8]) -> [__m512i; 3] {
     ]
 }
 
-/// r^9..r^16 from r^1..r^8: one vector multiply by r^8.
-#[target_feature(enable = "avx512f,avx512ifma")]
-fn next_eight(p: &[[u64; 3]; 8]) -> [[u64; 3]; 8] {
-    let a: [__m512i; 3] = core::array::from_fn(|i| lanes(*p, i));
-    let r8 = mult(core::array::from_fn(|i| _mm512_set1_epi64(p[7][i] as i64)));
-    let v = mul(&a, &r8);
-    let mut limbs = [[0u64; 8]; 3];
-    for (l, x) in limbs.iter_mut().zip(v) {
-        // SAFETY: 64-byte unaligned store into a 64-byte array.
-        unsafe { _mm512_storeu_si512(l.as_mut_ptr().cast(), x) };
-    }
-    core::array::from_fn(|j| [limbs[0][j], limbs[1][j], limbs[2][j]])
-}
-
 /// Absorb `data` (a multiple of 128 bytes, at least 128) into `h` with `k`
-/// accumulators taking alternate groups of eight blocks.
+/// accumulators (one or two) taking alternate groups of eight blocks.
+/// The accumulators and the multipliers stay in registers: the groups
+/// before the last `k` go through the loop in pairs (both multiplied by
+/// r^16), then each of the last `k` by the powers its blocks lie from the
+/// end.
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8 * SETS], k: usize, data: &[u8]) {
-    let step = mult(core::array::from_fn(|i| {
-        _mm512_set1_epi64(pows[8 * k - 1][i] as i64)
-    }));
-    // Block j of the group d groups from the end takes r^(8d+8-j).
-    let fin: [Mult; SETS] = core::array::from_fn(|d| {
-        let d = d.min(k - 1);
-        let p: [[u64; 3]; 8] = core::array::from_fn(|j| pows[8 * d + 7 - j]);
-        mult(core::array::from_fn(|i| lanes(p, i)))
+fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8], r16: [u64; 3], k: usize, data: &[u8]) {
+    debug_assert!((1..=SETS).contains(&k));
+    let bcast = |p: [u64; 3]| mult(p.map(|x| _mm512_set1_epi64(x as i64)));
+    let step = bcast(if k == 1 { pows[7] } else { r16 });
+    // Block j of the last group takes r^(8-j), of the one before r^(16-j):
+    // built in registers (no stores to reload), the second by one vector
+    // multiply by r^8.
+    let p = |j: usize, i: usize| pows[j][i] as i64;
+    let last: [__m512i; 3] = core::array::from_fn(|i| {
+        _mm512_set_epi64(
+            p(0, i),
+            p(1, i),
+            p(2, i),
+            p(3, i),
+            p(4, i),
+            p(5, i),
+            p(6, i),
+            p(7, i),
+        )
     });
+    let fin0 = mult(last);
+    let fin1 = if k == 2 {
+        mult(mul(&last, &bcast(pows[7])))
+    } else {
+        fin0
+    };
+    let fin = |d: usize| if d == 0 { &fin0 } else { &fin1 };
     let z = _mm512_setzero_si512();
-    let mut acc = [[z; 3]; SETS];
-    let first: [u64; 8] = [0; 8];
-    acc[0] = core::array::from_fn(|i| {
-        let mut v = first;
-        v[0] = h[i];
-        // SAFETY: 64-byte unaligned load from a 64-byte array.
-        unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
-    });
+    let add = |a: [__m512i; 3], m: [__m512i; 3]| -> [__m512i; 3] {
+        core::array::from_fn(|i| _mm512_add_epi64(a[i], m[i]))
+    };
+    // The carried h enters lane 0 of the accumulator that takes group 0.
+    let mut first: [__m512i; 3] =
+        core::array::from_fn(|i| _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, h[i] as i64));
     let n = data.len() / 128;
-    // Group g goes to accumulator g mod k, kept as a wrapping counter (no
-    // division per group).
-    let mut ai = 0;
-    for (g, chunk) in data.chunks_exact(128).enumerate() {
-        let m = load_blocks(chunk);
-        let a = &mut acc[ai];
-        ai += 1;
-        if ai == k {
-            ai = 0;
+    let mut chunks = data.chunks_exact(128);
+    let mut next = || load_blocks(chunks.next().expect("a group left"));
+    let (a0, a1) = if k == 1 {
+        for _ in 1..n {
+            first = mul(&add(first, next()), &step);
         }
-        for i in 0..3 {
-            a[i] = _mm512_add_epi64(a[i], m[i]);
+        (mul(&add(first, next()), fin(0)), [z; 3])
+    } else {
+        // Group 0 goes to the accumulator `first`; with an odd count it
+        // takes one group alone so the rest pair up.
+        let (mut x, mut y) = (first, [z; 3]);
+        if n % 2 == 1 {
+            x = mul(&add(x, next()), &step);
+            core::mem::swap(&mut x, &mut y);
         }
-        let d = n - 1 - g;
-        *a = mul(a, if d >= k { &step } else { &fin[d] });
-    }
-    let mut sum = [0u64; 3];
-    for a in &acc[..k] {
-        for i in 0..3 {
-            let mut l = [0u64; 8];
-            // SAFETY: 64-byte unaligned store into a 64-byte array.
-            unsafe { _mm512_storeu_si512(l.as_mut_ptr().cast(), a[i]) };
-            sum[i] += l.iter().sum::<u64>();
+        for _ in 0..(n - 2) / 2 {
+            x = mul(&add(x, next()), &step);
+            y = mul(&add(y, next()), &step);
         }
-    }
+        let x = mul(&add(x, next()), fin(1));
+        let y = mul(&add(y, next()), fin(0));
+        (x, y)
+    };
+    let mut sum: [u64; 3] =
+        core::array::from_fn(|i| _mm512_reduce_add_epi64(_mm512_add_epi64(a0[i], a1[i])) as u64);
     // Carry the lane sums (each below 2^50) back to 44/44/42 bits.
     let c = sum[0] >> 44;
     sum[0] &= M44;
@@ -190,7 +189,8 @@ impl Poly1305 {
     pub fn new(token: Ifma, key: &[u8; 32]) -> Poly1305 {
         Poly1305 {
             inner: Scalar::new(key),
-            pows: [[0; 3]; 8 * SETS],
+            pows: [[0; 3]; 8],
+            r16: [0; 3],
             npows: 0,
             token,
         }
@@ -215,16 +215,13 @@ impl Poly1305 {
                 self.npows = 8;
             }
             if self.npows < 8 * k {
-                let low: [[u64; 3]; 8] = self.pows[..8].try_into().expect("8 powers");
-                let _ = self.token;
-                // SAFETY: the Ifma token exists only when the CPU has
-                // AVX-512F and IFMA.
-                let high = unsafe { next_eight(&low) };
-                self.pows[8..].copy_from_slice(&high);
+                self.r16 = mul_limbs(self.pows[7], self.pows[7]);
                 self.npows = 16;
             }
-            // SAFETY: as above.
-            unsafe { groups(&mut self.inner.h, &self.pows, k, bulk) };
+            let _ = self.token;
+            // SAFETY: the Ifma token exists only when the CPU has AVX-512F
+            // and IFMA.
+            unsafe { groups(&mut self.inner.h, &self.pows, self.r16, k, bulk) };
         }
         self.inner.update(tail);
     }
