@@ -184,6 +184,36 @@ mod tests {
     }
 
     #[test]
+    fn variants_agree_over_many_groups_at_the_limbs_limits() {
+        // The vector variants' loops (IFMA: pairs of eight-block groups, an
+        // odd group alone, the last two by their own powers) over up to
+        // 41 groups, with all-ones keys and blocks (every limb at its
+        // largest, so the carries and the 5·2^10 wrap at their bounds) and
+        // with random ones.
+        let mut seed = 0x0dd_b1a5_e5u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for groups in [1usize, 2, 3, 4, 5, 8, 15, 16, 17, 40, 41] {
+            for extra in [0usize, 16, 127] {
+                let len = 128 * groups + extra;
+                for ones in [true, false] {
+                    let byte = |n: u64| if ones { 0xff } else { n as u8 };
+                    let key: [u8; 32] = core::array::from_fn(|_| byte(next()));
+                    let msg: Vec<u8> = (0..len).map(|_| byte(next())).collect();
+                    let want = Poly1305::Radix26.mac(&key, &msg);
+                    for v in Poly1305::available() {
+                        assert_eq!(v.mac(&key, &msg), want, "{} len {len}", v.name());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn variants_agree_on_edge_values_and_split_updates() {
         // Keys and messages with all-ones bytes push every limb to its limit
         // and exercise the final reduction (h >= p).

@@ -36,10 +36,16 @@ fn mult(r: [__m512i; 3]) -> Mult {
     (r, [_mm512_setzero_si512(), twenty(r[1]), twenty(r[2])])
 }
 
-/// a·r mod 2^130 − 5 in every lane, limbs carried back below 2^45.
-/// Products of limbs below 2^52 split at bit 52: the high half of limb i's
-/// sum lands 8 bits up in limb i+1, and limb 2's (at 2^140 ≡ 5·2^10) wraps
-/// to limb 0 times 5120.
+/// a·r mod 2^130 − 5 in every lane, limbs carried back to 44/44/42 bits
+/// plus a little (below 2^45). Products of limbs below 2^52 split at bit
+/// 52: the high half of limb i's sum lands 8 bits up in limb i+1, and limb
+/// 2's (at 2^140 ≡ 5·2^10) wraps to limb 0 times 5120 — one more
+/// multiply-add, exact because that half is below 2^38 (a's limbs below
+/// 2^45.1, 2^45.1 and 2^42.6 — carried limbs plus a block's; r's below
+/// 2^44.1, 2^44.1 and 2^42.1: its three products' high halves below 2^35.2,
+/// 2^37.2 and 2^34.7), so times 5120 below 2^51. The three carries run side
+/// by side, not in a chain: each limb keeps its low bits and takes the
+/// carry of the one below (limb 0 five times limb 2's).
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn mul(a: &[__m512i; 3], m: &Mult) -> [__m512i; 3] {
     let (r, s) = m;
@@ -53,27 +59,24 @@ fn mul(a: &[__m512i; 3], m: &Mult) -> [__m512i; 3] {
     let d2l = lo(lo(lo(z, a[0], r[2]), a[1], r[1]), a[2], r[0]);
     let d2h = hi(hi(hi(z, a[0], r[2]), a[1], r[1]), a[2], r[0]);
     let add = |x: __m512i, y: __m512i| _mm512_add_epi64(x, y);
-    let mut d0 = add(
-        d0l,
-        add(_mm512_slli_epi64::<12>(d2h), _mm512_slli_epi64::<10>(d2h)),
-    );
-    let mut d1 = add(d1l, _mm512_slli_epi64::<8>(d0h));
-    let mut d2 = add(d2l, _mm512_slli_epi64::<8>(d1h));
+    let d0 = lo(d0l, d2h, _mm512_set1_epi64(5120));
+    let d1 = add(d1l, _mm512_slli_epi64::<8>(d0h));
+    let d2 = add(d2l, _mm512_slli_epi64::<8>(d1h));
     let m44 = _mm512_set1_epi64(M44 as i64);
     let m42 = _mm512_set1_epi64(M42 as i64);
-    let c = _mm512_srli_epi64::<44>(d0);
-    d0 = _mm512_and_si512(d0, m44);
-    d1 = add(d1, c);
-    let c = _mm512_srli_epi64::<44>(d1);
-    d1 = _mm512_and_si512(d1, m44);
-    d2 = add(d2, c);
-    let c = _mm512_srli_epi64::<42>(d2);
-    d2 = _mm512_and_si512(d2, m42);
-    d0 = add(d0, add(c, _mm512_slli_epi64::<2>(c)));
-    let c = _mm512_srli_epi64::<44>(d0);
-    d0 = _mm512_and_si512(d0, m44);
-    d1 = add(d1, c);
-    [d0, d1, d2]
+    let (c0, c1, c2) = (
+        _mm512_srli_epi64::<44>(d0),
+        _mm512_srli_epi64::<44>(d1),
+        _mm512_srli_epi64::<42>(d2),
+    );
+    [
+        add(
+            _mm512_and_si512(d0, m44),
+            add(c2, _mm512_slli_epi64::<2>(c2)),
+        ),
+        add(_mm512_and_si512(d1, m44), c0),
+        add(_mm512_and_si512(d2, m42), c1),
+    ]
 }
 
 /// The limbs of eight 16-byte blocks (with the 2^128 bit), block j in
