@@ -6,9 +6,11 @@
 //! other's latency; every group is multiplied by r^16 except the last of
 //! each accumulator, whose lanes take the powers their blocks lie from the
 //! end (r^16..r^9 and r^8..r). Shorter stretches and the final reduction use
-//! the 64-bit scalar code. Constant time.
+//! the radix-2^64 scalar code (the powers of r, the 44-bit one). Constant
+//! time.
 
-use super::radix44::{mul_limbs, Poly1305 as Scalar, M42, M44};
+use super::radix44::{mul_limbs, M42, M44};
+use super::radix64::Poly1305 as Scalar;
 use crate::cpu::Ifma;
 use core::arch::x86_64::*;
 
@@ -17,7 +19,13 @@ const SETS: usize = 2;
 
 #[derive(Clone)]
 pub struct Poly1305 {
+    /// The head and tail blocks, the padding and the final reduction: the
+    /// radix-2^64 code (two and a half times as fast per block as the
+    /// 44-bit scalar code it replaced); `h` moves to 44-bit limbs for the
+    /// groups and back.
     inner: Scalar,
+    /// r in 44/44/42-bit limbs.
+    r: [u64; 3],
     /// r, r^2, ..., r^8 and r^16 (for two accumulators); the first
     /// `npows` of r..r^8 are computed, r^16 when `npows` is 16.
     pows: [[u64; 3]; 8],
@@ -41,9 +49,10 @@ fn mult(r: [__m512i; 3]) -> Mult {
 /// 52: the high half of limb i's sum lands 8 bits up in limb i+1, and limb
 /// 2's (at 2^140 ≡ 5·2^10) wraps to limb 0 times 5120 — one more
 /// multiply-add, exact because that half is below 2^38 (a's limbs below
-/// 2^45.1, 2^45.1 and 2^42.6 — carried limbs plus a block's; r's below
-/// 2^44.1, 2^44.1 and 2^42.1: its three products' high halves below 2^35.2,
-/// 2^37.2 and 2^34.7), so times 5120 below 2^51. The three carries run side
+/// 2^45.1, 2^45.1 and 2^43.3 — carried limbs, or the scalar code's h, plus a
+/// block's; r's below 2^44.1, 2^44.1 and 2^42.1: its three products' high
+/// halves below 2^35.2, 2^37.2 and 2^35.4), so times 5120 below 2^51. The
+/// three carries run side
 /// by side, not in a chain: each limb keeps its low bits and takes the
 /// carry of the one below (limb 0 five times limb 2's).
 #[target_feature(enable = "avx512f,avx512ifma")]
@@ -188,10 +197,29 @@ fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8], r16: [u64; 3], k: usize, data:
     *h = sum;
 }
 
+/// h (two 64-bit words and a top word below 8, as the radix-2^64 code
+/// keeps it) in 44/44/42-bit limbs, the top one below 2^43.
+fn to_limbs(h: [u64; 3]) -> [u64; 3] {
+    [
+        h[0] & M44,
+        ((h[0] >> 44) | (h[1] << 20)) & M44,
+        (h[1] >> 24) | (h[2] << 40),
+    ]
+}
+
+/// Limbs of at most 45 bits back to the radix-2^64 code's words (the top
+/// word below 8).
+fn from_limbs(l: [u64; 3]) -> [u64; 3] {
+    let t = u128::from(l[0]) + (u128::from(l[1]) << 44);
+    let u = (t >> 64) + (u128::from(l[2]) << 24);
+    [t as u64, u as u64, (u >> 64) as u64]
+}
+
 impl Poly1305 {
     pub fn new(token: Ifma, key: &[u8; 32]) -> Poly1305 {
         Poly1305 {
             inner: Scalar::new(key),
+            r: super::radix44::Poly1305::new(key).r,
             pows: [[0; 3]; 8],
             r16: [0; 3],
             npows: 0,
@@ -207,7 +235,7 @@ impl Poly1305 {
             if self.npows == 0 {
                 // A tree, three multiplies deep rather than seven: r^2;
                 // r^3 and r^4 from it; r^5..r^8 as r^4 times r..r^4.
-                let r = self.inner.r;
+                let r = self.r;
                 let r2 = mul_limbs(r, r);
                 let (r3, r4) = (mul_limbs(r2, r), mul_limbs(r2, r2));
                 let low = [r, r2, r3, r4];
@@ -222,9 +250,11 @@ impl Poly1305 {
                 self.npows = 16;
             }
             let _ = self.token;
+            let mut h = to_limbs(self.inner.h);
             // SAFETY: the Ifma token exists only when the CPU has AVX-512F
             // and IFMA.
-            unsafe { groups(&mut self.inner.h, &self.pows, self.r16, k, bulk) };
+            unsafe { groups(&mut h, &self.pows, self.r16, k, bulk) };
+            self.inner.h = from_limbs(h);
         }
         self.inner.update(tail);
     }
