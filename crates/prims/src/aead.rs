@@ -76,23 +76,28 @@ const STITCHED_UP_TO: usize = 4096;
 
 /// The AVX-512 pair (AVX-512 ChaCha20, IFMA Poly1305) takes the register
 /// path up to 704 bytes (448 without AVX-512VL), one sixteen-block call
-/// (the one-time key and the whole text) with the scalar MAC up to 960
-/// bytes, and its wide code above (`seal_wide`): the text's first 1024 bytes from one sixteen-block
-/// call that also makes the one-time key, and a tail of up to 448 bytes
-/// after the whole 1024-byte chunks, in the horizontal layout beside it
-/// (a separate short call for the key cost its whole chain of dependent
-/// steps, ~100 ns, before anything else); then the other chunks. Its MAC
-/// is the IFMA one from this many bytes of MAC input (AAD, text, padding
-/// and lengths), the scalar one below. Sealing with 13 bytes of AAD on
-/// the 2-core AMD EPYC (Zen 4), best of nine runs of many calls, the wide
-/// code against what ran before it (the stitched AVX2 code from 961 bytes,
-/// from 2 KiB a short call for the key, the text from block 1): 1 KiB 530
-/// against 602 ns, 1088 bytes 552 against 725, 1152 bytes 579 against 746,
-/// 1920 bytes 866 against 1004, 2 KiB 826 against 886, 2176 bytes 884
-/// against 1012, 4 KiB 1.39 against 1.44 µs; the MACs side by side: 1 KiB
-/// 530 (scalar) against 540 ns, 1088 bytes 552 against 585, 1152 bytes
-/// 604 against 579, 1280 bytes 709 against 674.
-const IFMA_FROM: usize = 1200;
+/// (the one-time key and the whole text) up to 960 bytes, and its wide
+/// code above (`seal_wide`): the text's first 1024 bytes from one
+/// sixteen-block call that also makes the one-time key, and a tail of up
+/// to 448 bytes after the whole 1024-byte chunks, in the horizontal layout
+/// beside it (a separate short call for the key cost its whole chain of
+/// dependent steps, ~100 ns, before anything else); then the other chunks.
+/// Sealing with 13 bytes of AAD on the 2-core AMD EPYC (Zen 4), best of
+/// nine runs of many calls, the wide code against what ran before it (the
+/// stitched AVX2 code from 961 bytes, from 2 KiB a short call for the key,
+/// the text from block 1): 1 KiB 530 against 602 ns, 1088 bytes 552
+/// against 725, 1152 bytes 579 against 746, 1920 bytes 866 against 1004,
+/// 2 KiB 826 against 886, 2176 bytes 884 against 1012, 4 KiB 1.39 against
+/// 1.44 µs.
+///
+/// Its MAC is the IFMA one from this many bytes of MAC input (AAD, text,
+/// padding and lengths), the radix-2^64 one below. Side by side with 13
+/// bytes of AAD, after the IFMA code's set-up went into registers and its
+/// head and tail blocks to the radix-2^64 code (sealing/opening, best of
+/// 3×9, scalar MAC against IFMA): 752 bytes 453/459 against 466/485 ns,
+/// 768 bytes 453/469 against 439/474, 896 bytes 484/496 against 449/474,
+/// 1 KiB 498/538 against 444/493, 1088 bytes 517/553 against 474/510.
+const IFMA_FROM: usize = 832;
 
 impl ChaCha20Poly1305 {
     pub fn new(key: &[u8; 32], chacha: ChaCha20, poly: Poly1305) -> Self {
