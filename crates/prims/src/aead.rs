@@ -42,14 +42,35 @@ fn xor_to(dst: &mut [u8], src: &[u8], ks: &[u8]) {
 }
 
 /// The wide code's layout of a text of `len` bytes: the bytes in whole
-/// 1024-byte chunks, whether the tail after them rides in the first call,
-/// and the tail's first keystream block.
+/// 1024-byte chunks, how many bytes of the tail after them ride in the
+/// first call (all of a tail up to [`avx512::CARRIED`] bytes; its first
+/// `CARRIED` where the tail is longer than 512 bytes, which alone would
+/// take a sixteen-block call, and the rest at most [`CARRY_REST`]), and the
+/// tail's first keystream block.
 #[cfg(target_arch = "x86_64")]
-fn wide_layout(len: usize) -> (usize, bool, u32) {
+fn wide_layout(len: usize) -> (usize, usize, u32) {
+    use crate::chacha20::avx512::CARRIED;
     let whole = len / 1024 * 1024;
-    let carried = whole > 0 && len - whole <= crate::chacha20::avx512::CARRIED;
-    (whole, carried, 1 + (whole / 64) as u32)
+    let tail = len - whole;
+    let carry = match tail {
+        _ if whole == 0 => 0,
+        t if t <= CARRIED => t,
+        t if t > 512 && t - CARRIED <= CARRY_REST => CARRIED,
+        _ => 0,
+    };
+    (whole, carry, 1 + (whole / 64) as u32)
 }
+
+/// A tail of 513 bytes up to this many more than the first call carries
+/// leaves only this many for the AVX2 code after the first call instead of
+/// a sixteen-block call of its own: side by side, best of 3×9, sealing/
+/// opening 1,537 bytes 713/768 → 692/730 ns, 1,600 bytes 731/782 →
+/// 707/731, 1,728 bytes 739/790 → 716/762. Not below (carrying 448 costs
+/// ~100 ns more in the first call than the key alone, more than the AVX2
+/// code saves: 1,473 bytes 667/709 → 718/753) nor above (1,984 bytes
+/// 756/814 → 825/856 with 512 here).
+#[cfg(target_arch = "x86_64")]
+const CARRY_REST: usize = 256;
 
 /// The last Poly1305 block of ChaCha20-Poly1305: the AAD's and the
 /// ciphertext's lengths, little-endian.
@@ -274,7 +295,7 @@ impl ChaCha20Poly1305 {
         buf: &mut [u8],
     ) -> [u8; 16] {
         let key = &self.key;
-        let (whole, carried, tc) = wide_layout(buf.len());
+        let (whole, carry, tc) = wide_layout(buf.len());
         let otk = if whole == 0 {
             let mut ks = [0u8; FIRST_MAX];
             let otk = avx512::first_and_key(t, key, nonce, &mut ks, tc, &mut []);
@@ -284,14 +305,10 @@ impl ChaCha20Poly1305 {
             let (chunks, tail) = buf.split_at_mut(whole);
             let (first, later) = chunks.split_at_mut(1024);
             let first: &mut [u8; 1024] = first.try_into().expect("1024 bytes");
-            let (carry, rest): (&mut [u8], &mut [u8]) = if carried {
-                (tail, &mut [])
-            } else {
-                (&mut [], tail)
-            };
-            let otk = avx512::first_and_key(t, key, nonce, first, tc, carry);
+            let (carried, rest) = tail.split_at_mut(carry);
+            let otk = avx512::first_and_key(t, key, nonce, first, tc, carried);
             avx512::xor_keystream(t, key, 17, nonce, later);
-            avx512::xor_keystream(t, key, tc, nonce, rest);
+            avx512::xor_keystream(t, key, tc + (carry / 64) as u32, nonce, rest);
             otk
         };
         self.mac(&otk, aad, buf)
@@ -316,7 +333,8 @@ impl ChaCha20Poly1305 {
     ) -> Result<(), AuthError> {
         let key = &self.key;
         let len = out.len();
-        let (whole, carried, tc) = wide_layout(len);
+        let (whole, carry, tc) = wide_layout(len);
+        let rest_counter = tc + (carry / 64) as u32;
         if let (Some(c), true) = (ct, whole > 0) {
             // From one buffer into another: decrypted straight through (the
             // ciphertext stays there for the MAC), and on a wrong tag the
@@ -326,16 +344,12 @@ impl ChaCha20Poly1305 {
             let (of, olater) = o.split_at_mut(1024);
             let of: &mut [u8; 1024] = of.try_into().expect("1024 bytes");
             let cf: &[u8; 1024] = c0[..1024].try_into().expect("1024 bytes");
-            let (carry, rest): (&mut [u8], &mut [u8]) = if carried {
-                (ot, &mut [])
-            } else {
-                (&mut [], ot)
-            };
-            let csplit = if carried { crest.len() } else { 0 };
-            let (ccarry, crest) = crest.split_at(csplit);
-            let otk = avx512::first_and_key_from(t, key, nonce, Some((cf, ccarry)), of, tc, carry);
+            let (carried, rest) = ot.split_at_mut(carry);
+            let (ccarry, crest) = crest.split_at(carry);
+            let otk =
+                avx512::first_and_key_from(t, key, nonce, Some((cf, ccarry)), of, tc, carried);
             avx512::xor_keystream_into(t, key, 17, nonce, &c0[1024..], olater);
-            avx512::xor_keystream_into(t, key, tc, nonce, crest, rest);
+            avx512::xor_keystream_into(t, key, rest_counter, nonce, crest, rest);
             if !ct_eq(&self.mac(&otk, aad, c), tag) {
                 out.copy_from_slice(c);
                 return Err(AuthError);
@@ -345,7 +359,7 @@ impl ChaCha20Poly1305 {
         let mut ks = [0u8; FIRST_MAX + avx512::CARRIED];
         let (first, tks) = ks.split_at_mut(FIRST_MAX);
         let first: &mut [u8; 1024] = first.try_into().expect("1024 bytes");
-        let n = if carried { len - whole } else { 0 };
+        let n = carry;
         let otk = avx512::first_and_key(t, key, nonce, first, tc, &mut tks[..n]);
         if !ct_eq(&self.mac(&otk, aad, ct.unwrap_or(out)), tag) {
             return Err(AuthError);
@@ -360,11 +374,9 @@ impl ChaCha20Poly1305 {
             // In place (into another buffer, a text this long went
             // straight through above).
             avx512::xor_keystream(t, key, 17, nonce, &mut o[1024..]);
-            if carried {
-                xor_into(ot, tks);
-            } else {
-                avx512::xor_keystream(t, key, tc, nonce, ot);
-            }
+            let (carried, rest) = ot.split_at_mut(carry);
+            xor_into(carried, tks);
+            avx512::xor_keystream(t, key, rest_counter, nonce, rest);
         }
         Ok(())
     }
@@ -568,7 +580,8 @@ mod tests {
         // (AVX2 with radix64; the AVX2 pair up to 4096), the AVX-512 pair's
         // one sixteen-block call up to 960 and its wide code above (a tail
         // of up to 448 bytes after the whole 1024-byte chunks carried in the
-        // first call, a longer one after it; the IFMA MAC from about 1140):
+        // first call, of 513 to 704 its first 448 there and the rest after it,
+        // a longer one after it; the IFMA MAC from about 770):
         // every variant pair gives the portable/radix26 result around every
         // limit.
         let key = [0x42u8; 32];
@@ -593,8 +606,9 @@ mod tests {
             .chain([
                 639, 640, 641, 700, 703, 704, 705, 706, 959, 960, 961, 1023, 1024, 1025, 1087,
                 1088, 1089, 1139, 1140, 1152, 1153, 1215, 1216, 1217, 1344, 1345, 1472, 1473, 1536,
-                1537, 1600, 2047, 2048, 2049, 2061, 2239, 2240, 2241, 2368, 2369, 2495, 2496, 2497,
-                2561, 3071, 3072, 3073, 4095, 4096, 4097, 4099,
+                1537, 1600, 1601, 1727, 1728, 1729, 1730, 2047, 2048, 2049, 2061, 2239, 2240, 2241,
+                2368, 2369, 2495, 2496, 2497, 2561, 2751, 2752, 2753, 3071, 3072, 3073, 4095, 4096,
+                4097, 4099,
             ]);
         for len in lens {
             let aad = &data[..len % 40];
