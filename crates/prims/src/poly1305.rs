@@ -183,6 +183,16 @@ mod tests {
         }
     }
 
+    /// A xorshift64 stream from `seed` (test data, not randomness).
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     #[test]
     fn variants_agree_over_many_groups_at_the_limbs_limits() {
         // The vector variants' loops (IFMA: pairs of eight-block groups, an
@@ -190,13 +200,7 @@ mod tests {
         // 41 groups, with all-ones keys and blocks (every limb at its
         // largest, so the carries and the 5·2^10 wrap at their bounds) and
         // with random ones.
-        let mut seed = 0x0dd0_b1a5_e5e5_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x0dd0_b1a5_e5e5_u64);
         for groups in [1usize, 2, 3, 4, 5, 8, 15, 16, 17, 40, 41] {
             for extra in [0usize, 16, 127] {
                 let len = 128 * groups + extra;
@@ -217,13 +221,7 @@ mod tests {
     fn variants_agree_on_edge_values_and_split_updates() {
         // Keys and messages with all-ones bytes push every limb to its limit
         // and exercise the final reduction (h >= p).
-        let mut seed = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x1234_5678_9abc_def0u64);
         for round in 0..400 {
             let key: [u8; 32] =
                 core::array::from_fn(|_| if round % 3 == 0 { 0xff } else { next() as u8 });
