@@ -52,9 +52,8 @@ fn mult(r: [__m512i; 3]) -> Mult {
 /// 2^45.1, 2^45.1 and 2^43.3 — carried limbs, or the scalar code's h, plus a
 /// block's; r's below 2^44.1, 2^44.1 and 2^42.1: its three products' high
 /// halves below 2^35.2, 2^37.2 and 2^35.4), so times 5120 below 2^51. The
-/// three carries run side
-/// by side, not in a chain: each limb keeps its low bits and takes the
-/// carry of the one below (limb 0 five times limb 2's).
+/// three carries run side by side, not in a chain: each limb keeps its low
+/// bits and takes the carry of the one below (limb 0 five times limb 2's).
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn mul(a: &[__m512i; 3], m: &Mult) -> [__m512i; 3] {
     let (r, s) = m;
