@@ -113,17 +113,17 @@ fn load_blocks(chunk: &[u8]) -> [__m512i; 3] {
     ]
 }
 
-/// Absorb `data` (a multiple of 128 bytes, at least 128) into `h` with `k`
-/// accumulators (one or two) taking alternate groups of eight blocks.
-/// The accumulators and the multipliers stay in registers: the groups
-/// before the last `k` go through the loop in pairs (both multiplied by
-/// r^16), then each of the last `k` by the powers its blocks lie from the
-/// end.
+/// Absorb `data` (a multiple of 128 bytes, at least 128) into `h`: one
+/// group of eight blocks alone, else two accumulators taking alternate
+/// groups. The accumulators and the multipliers stay in registers: the
+/// groups before the last two go through the loop in pairs (both multiplied
+/// by r^16; `r16` is read only then), then each of the last two by the
+/// powers its blocks lie from the end.
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8], r16: [u64; 3], k: usize, data: &[u8]) {
-    debug_assert!((1..=SETS).contains(&k));
+fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8], r16: [u64; 3], data: &[u8]) {
+    let n = data.len() / 128;
+    debug_assert!(n >= 1);
     let bcast = |p: [u64; 3]| mult(p.map(|x| _mm512_set1_epi64(x as i64)));
-    let step = bcast(if k == 1 { pows[7] } else { r16 });
     // Block j of the last group takes r^(8-j), of the one before r^(16-j):
     // built in registers (no stores to reload), the second by one vector
     // multiply by r^8.
@@ -141,28 +141,20 @@ fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8], r16: [u64; 3], k: usize, data:
         )
     });
     let fin0 = mult(last);
-    let fin1 = if k == 2 {
-        mult(mul(&last, &bcast(pows[7])))
-    } else {
-        fin0
-    };
-    let fin = |d: usize| if d == 0 { &fin0 } else { &fin1 };
     let z = _mm512_setzero_si512();
     let add = |a: [__m512i; 3], m: [__m512i; 3]| -> [__m512i; 3] {
         core::array::from_fn(|i| _mm512_add_epi64(a[i], m[i]))
     };
     // The carried h enters lane 0 of the accumulator that takes group 0.
-    let mut first: [__m512i; 3] =
+    let first: [__m512i; 3] =
         core::array::from_fn(|i| _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, h[i] as i64));
-    let n = data.len() / 128;
     let mut chunks = data.chunks_exact(128);
     let mut next = || load_blocks(chunks.next().expect("a group left"));
-    let (a0, a1) = if k == 1 {
-        for _ in 1..n {
-            first = mul(&add(first, next()), &step);
-        }
-        (mul(&add(first, next()), fin(0)), [z; 3])
+    let (a0, a1) = if n == 1 {
+        (mul(&add(first, next()), &fin0), [z; 3])
     } else {
+        let step = bcast(r16);
+        let fin1 = mult(mul(&last, &bcast(pows[7])));
         // Group 0 goes to the accumulator `first`; with an odd count it
         // takes one group alone so the rest pair up.
         let (mut x, mut y) = (first, [z; 3]);
@@ -174,8 +166,8 @@ fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8], r16: [u64; 3], k: usize, data:
             x = mul(&add(x, next()), &step);
             y = mul(&add(y, next()), &step);
         }
-        let x = mul(&add(x, next()), fin(1));
-        let y = mul(&add(y, next()), fin(0));
+        let x = mul(&add(x, next()), &fin1);
+        let y = mul(&add(y, next()), &fin0);
         (x, y)
     };
     let mut sum: [u64; 3] =
@@ -252,7 +244,7 @@ impl Poly1305 {
             let mut h = to_limbs(self.inner.h);
             // SAFETY: the Ifma token exists only when the CPU has AVX-512F
             // and IFMA.
-            unsafe { groups(&mut h, &self.pows, self.r16, k, bulk) };
+            unsafe { groups(&mut h, &self.pows, self.r16, bulk) };
             self.inner.h = from_limbs(h);
         }
         self.inner.update(tail);
