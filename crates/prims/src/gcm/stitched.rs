@@ -11,10 +11,11 @@
 //! the last step, the leftover text (from registers: a short piece is
 //! never copied into a buffer and reloaded, which stalls the load until the
 //! narrower stores reach the cache), the length block (and the AAD) are
-//! hashed with one reduction. Sealing 512 to 1,023 bytes with AVX-512 takes
-//! no stitched step: its 256-byte steps, in 512-bit registers, are all
-//! hashed in that last aggregation (`seal_mid`). Constant time: no branch
-//! or index depends on the key or the data, only on lengths.
+//! hashed with one reduction. Sealing and opening 512 to 1,023 bytes with
+//! AVX-512 take no stitched step: their 256-byte steps, in 512-bit
+//! registers, are all hashed in that last aggregation (`seal_mid`,
+//! `open_mid`). Constant time: no branch or index depends on the key or
+//! the data, only on lengths.
 
 use super::{len_block, Io};
 use crate::aead::{ct_eq_slices, AuthError};
@@ -861,8 +862,16 @@ fn open_inner(
     tag: &[u8],
 ) -> Result<(), AuthError> {
     let zmm = wide;
-    let wide = wide && io.len >= WIDE;
-    let b = begin(k, g, j0, aad, io.len, wide, false);
+    // As in sealing: from 512 bytes up to two whole 512-byte steps, the
+    // 256-byte steps in 512-bit registers with one reduction (`open_mid`).
+    let mid = zmm && io.len >= WIDE && io.len < 2 * WIDE;
+    let wide = wide && io.len >= 2 * WIDE;
+    let join = mid && aad.len().div_ceil(16) + io.len.div_ceil(16) < vpclmul::MAX_BLOCKS;
+    let b = begin(k, g, j0, aad, io.len, wide, join);
+    if mid {
+        // SAFETY: `mid` is set only with the Vaes512 token (AVX-512F/BW).
+        return unsafe { open_mid(k, g, &b, aad, io, tag) };
+    }
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
     let mut acc = b.acc;
     // `done` bytes hashed and decrypted; the next step, if whole, is held
@@ -905,6 +914,69 @@ fn open_inner(
         // SAFETY: the `rest` bytes after the held step lie inside both
         // buffers.
         unsafe { xor_leftover_raw(&ks, src, dst, rest, None) };
+    }
+    Ok(())
+}
+
+/// Opening 512 to 1,023 bytes with 512-bit registers, [`seal_mid`]'s
+/// counterpart: each 256-byte step of ciphertext hashed (four blocks per
+/// multiply) and then decrypted, four blocks per register — the hash reads
+/// the ciphertext, so the multiplies of a step and its AES rounds run side
+/// by side — then the rest hashed and decrypted, and all of it (the AAD
+/// when it fits, the steps, the rest, the length block) reduced once. The
+/// text is decrypted before the tag is checked and encrypted again if it
+/// fails, as in [`open_inner`]. Side by side on Zen 4, best of 3×9,
+/// against one stitched 512-byte step and the rest hashed, then decrypted:
+/// AES-128 576 bytes 135 -> 123 ns, 768 bytes 140 -> 123, 896 bytes 161 ->
+/// 138; AES-256 576 bytes 151 -> 134, 800 bytes 178 -> 146, 1,008 bytes
+/// 198 -> 167.
+///
+/// # Safety
+/// The CPU must have AVX-512F/BW besides this function's features.
+#[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
+unsafe fn open_mid(
+    k: &Keys,
+    g: &vpclmul::Key,
+    b: &Begun,
+    aad: &[u8],
+    io: &mut Io,
+    tag: &[u8],
+) -> Result<(), AuthError> {
+    let text = io.len;
+    assert!((WIDE..2 * WIDE).contains(&text) && b.lead.is_none());
+    let rk = vaes512::load_keys(&k.enc);
+    let mut c = vaes512::counters(&b.ctr);
+    let n = text / STEP;
+    let rest = text - n * STEP;
+    let aad_blocks = if b.joined { aad.len().div_ceil(16) } else { 0 };
+    let mut agg = vpclmul::Agg::new(g, b.acc, aad_blocks + text.div_ceil(16) + 1);
+    if b.joined {
+        agg.padded(aad);
+    }
+    // The rest's keystream first, so its rounds run beside the steps
+    // (opening 832 bytes, AES-256, 157 -> 148 ns on Zen 4).
+    let mut c2 = vaes::counters(&add32(&b.ctr, n * STEP / 16));
+    let ks = (rest > 0).then(|| vaes::keystream(&b.rk, k.rounds, &mut c2, rest.div_ceil(32)));
+    for i in 0..n {
+        let taken = agg_quads(&mut agg, g, io.src(i * STEP, STEP));
+        assert_eq!(taken, STEP);
+        let (src, dst) = io.at(i * STEP);
+        // SAFETY: the STEP bytes at `i * STEP` lie inside both buffers
+        // (n * STEP <= text); hashed above before they are written.
+        unsafe { vaes512::ctr_step_raw(&rk, k.rounds, &mut c, src, dst) };
+    }
+    if let Some(ks) = ks {
+        agg.padded(io.src(n * STEP, rest));
+        let (src, dst) = io.at(n * STEP);
+        // SAFETY: the `rest` bytes after the steps lie inside both buffers.
+        unsafe { xor_leftover_raw(&ks, src, dst, rest, None) };
+    }
+    agg.one(len_block(aad.len(), text));
+    let expect = tag_of(agg.finish(), b.ek0);
+    if !ct_eq_slices(&expect[..tag.len()], tag) {
+        // Encrypt what was decrypted again: the same keystream.
+        vaes::ctr(k, &b.ctr, io.dst(0, text), true);
+        return Err(AuthError);
     }
     Ok(())
 }
