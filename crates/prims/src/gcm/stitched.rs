@@ -875,7 +875,7 @@ fn open_inner(
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
     let mut acc = b.acc;
     // `done` bytes hashed and decrypted; the next step, if whole, is held
-    // for the last aggregation and decrypted once the tag verifies.
+    // for the last aggregation.
     let done;
     (done, acc) = if wide {
         // SAFETY: as in `seal_inner`.
@@ -889,31 +889,35 @@ fn open_inner(
     if joined {
         agg.padded(aad);
     }
+    // The rest's keystream first; then the tail hashed and decrypted, its
+    // multiplies beside its AES rounds (the hash reads the ciphertext
+    // before the decryption writes it).
+    let mut c = vaes::counters(&add32(&ctr, (done + held) / 16));
+    let ks = (rest > 0).then(|| vaes::keystream(&rk, k.rounds, &mut c, rest.div_ceil(32)));
     let mut tail = io.src(done, text - done);
     if zmm {
         // SAFETY: `zmm` is set only with the Vaes512 token (AVX-512F/BW).
         tail = &tail[unsafe { agg_quads(&mut agg, g, tail) }..];
     }
     agg.padded(tail);
+    if held > 0 {
+        let mut c = vaes::counters(&add32(&ctr, done / 16));
+        let (src, dst) = io.at(done);
+        // SAFETY: the held STEP bytes lie inside both buffers, hashed above.
+        unsafe { vaes::ctr256_raw(&rk, k.rounds, &mut c, src, dst) };
+    }
+    if let Some(ks) = ks {
+        let (src, dst) = io.at(done + held);
+        // SAFETY: the `rest` bytes after the held step lie inside both
+        // buffers, hashed above.
+        unsafe { xor_leftover_raw(&ks, src, dst, rest, None) };
+    }
     agg.one(len_block(aad.len(), text));
     let expect = tag_of(agg.finish(), ek0);
     if !ct_eq_slices(&expect[..tag.len()], tag) {
         // Encrypt what was decrypted again: the same keystream.
-        vaes::ctr(k, &ctr, io.dst(0, done), true);
+        vaes::ctr(k, &ctr, io.dst(0, text), true);
         return Err(AuthError);
-    }
-    let mut c = vaes::counters(&add32(&ctr, done / 16));
-    if held > 0 {
-        let (src, dst) = io.at(done);
-        // SAFETY: the held STEP bytes lie inside both buffers.
-        unsafe { vaes::ctr256_raw(&rk, k.rounds, &mut c, src, dst) };
-    }
-    if rest > 0 {
-        let ks = vaes::keystream(&rk, k.rounds, &mut c, rest.div_ceil(32));
-        let (src, dst) = io.at(done + held);
-        // SAFETY: the `rest` bytes after the held step lie inside both
-        // buffers.
-        unsafe { xor_leftover_raw(&ks, src, dst, rest, None) };
     }
     Ok(())
 }
