@@ -134,7 +134,7 @@ impl Sums {
     /// The reduced sum: the new hash state.
     #[inline]
     #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-    fn reduce(self) -> __m128i {
+    fn reduce(&self) -> __m128i {
         let mid = _mm256_xor_si256(self.mid, _mm256_xor_si256(self.lo, self.hi));
         finish(self.lo, mid, self.hi)
     }
@@ -291,7 +291,7 @@ impl<'k> Agg<'k> {
     /// The reduced sum, once every block announced has come: the new state.
     #[inline]
     #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-    pub(crate) fn finish(self) -> __m128i {
+    pub(crate) fn finish(&self) -> __m128i {
         assert_eq!(self.left, 0);
         self.sums.reduce()
     }
