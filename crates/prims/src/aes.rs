@@ -323,12 +323,32 @@ pub(crate) fn low_word_carries(iv: &[u8; 16], len: usize) -> bool {
 }
 
 /// The counter block `n` blocks on, counting in the last word only (mod
-/// 2^32), as GCM's inc32 does.
+/// 2^32), as GCM's inc32 does. The block is written with one 16-byte
+/// store: the vector code loads it whole, and a load no single store can
+/// forward (the copy's stores and the last word's) waits until every
+/// store before it reaches the cache — after a message's text, tens of
+/// them (sealing 1,040 bytes with AES-128-GCM, Zen 4: 197 -> 182 ns).
 pub(crate) fn add32(c: &[u8; 16], n: usize) -> [u8; 16] {
-    let mut c = *c;
-    let w = u32::from_be_bytes(c[12..].try_into().expect("4")).wrapping_add(n as u32);
-    c[12..].copy_from_slice(&w.to_be_bytes());
-    c
+    let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes"));
+    let hi = u64::from_le_bytes(c[8..].try_into().expect("8 bytes"));
+    let w = ((hi >> 32) as u32).swap_bytes().wrapping_add(n as u32);
+    let hi = (hi & 0xffff_ffff) | u64::from(w.swap_bytes()) << 32;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut out = [0u8; 16];
+        // SAFETY: SSE2 is part of the x86_64 baseline; one 16-byte store
+        // into a 16-byte array.
+        unsafe {
+            _mm_storeu_si128(
+                out.as_mut_ptr().cast(),
+                _mm_set_epi64x(hi as i64, lo as i64),
+            )
+        };
+        out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    (u128::from(lo) | u128::from(hi) << 64).to_le_bytes()
 }
 
 /// The next counter block: +1 on the whole block, or on its last 32 bits.
@@ -467,5 +487,24 @@ mod tests {
             ("ttable-nct", &[]),
         ]);
         assert_eq!(Aes::auto().name(), expect);
+    }
+
+    #[test]
+    fn add32_counts_in_the_last_word_only() {
+        let c: [u8; 16] = core::array::from_fn(|i| 0xa0 + i as u8);
+        let mut wraps = c;
+        wraps[12..].copy_from_slice(&[0xff, 0xff, 0xff, 0xfe]);
+        for (from, n, last) in [
+            (c, 0, [0xac, 0xad, 0xae, 0xaf]),
+            (c, 1, [0xac, 0xad, 0xae, 0xb0]),
+            (c, 0x51, [0xac, 0xad, 0xaf, 0x00]),
+            (wraps, 1, [0xff, 0xff, 0xff, 0xff]),
+            (wraps, 3, [0, 0, 0, 1]),
+            (wraps, (1 << 32) + 2, [0, 0, 0, 0]),
+        ] {
+            let got = add32(&from, n);
+            assert_eq!(got[..12], from[..12], "{n}");
+            assert_eq!(got[12..], last, "{n}");
+        }
     }
 }
