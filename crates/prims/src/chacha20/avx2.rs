@@ -326,12 +326,32 @@ blocks_h_fn!(
     xrot_tern
 );
 
-/// XOR the keystream `ks` into `buf` (at most its length), eight bytes at a
-/// time.
+/// XOR the keystream `ks` into `buf` (at most its length), 32 bytes at a
+/// time, then eight, then one. The keystream was just stored 32 bytes at a
+/// time, and each load of it lies inside one of those stores, so that the
+/// store forwards to it: left to the compiler, this loop read it 64 bytes
+/// at a time, loads no one store could forward, each of which waited until
+/// every store before it reached the cache (the text of the message before
+/// it, too).
+#[inline]
+#[target_feature(enable = "avx2")]
 fn xor_in<const P: usize>(ks: &[[u8; 128]; P], buf: &mut [u8]) {
     let ks = ks.as_flattened();
-    let mut words = buf.chunks_exact_mut(8);
+    assert!(buf.len() <= ks.len());
+    let mut pieces = buf.chunks_exact_mut(32);
     let mut at = 0;
+    for p in &mut pieces {
+        // SAFETY: 32-byte loads from the 32-byte piece and from the
+        // keystream at the same offset (no shorter than `buf`, checked
+        // above), and a 32-byte store to the piece.
+        unsafe {
+            let k = _mm256_loadu_si256(ks.as_ptr().add(at).cast());
+            let x = _mm256_loadu_si256(p.as_ptr().cast());
+            _mm256_storeu_si256(p.as_mut_ptr().cast(), _mm256_xor_si256(x, k));
+        }
+        at += 32;
+    }
+    let mut words = pieces.into_remainder().chunks_exact_mut(8);
     for w in &mut words {
         let k = u64::from_ne_bytes(ks[at..at + 8].try_into().expect("8 bytes"));
         let x = u64::from_ne_bytes((&*w).try_into().expect("8 bytes")) ^ k;
