@@ -356,17 +356,18 @@ mod tests {
         // VAES+VPCLMULQDQ passes, with AAD on both sides of the short limit,
         // against the T-table/4-bit-table pair.
         let key = h("00112233445566778899aabbccddeeff0123456789abcdef0011223344556677");
-        // (A whole number of 512-byte steps, 512, 1024 and 1536 bytes, takes
-        // the length block into the last step's hash. The AAD joins a text
-        // of under 512 bytes in the last aggregation
-        // when both and the length block fit 48 blocks: 511 bytes with 240
-        // or 255 bytes of AAD join, with 300 they do not; other AAD is
-        // hashed first.)
-        let data: Vec<u8> = (0..4500).map(|i| (i * 31 + 7) as u8).collect();
+        // (From 512 bytes the 512-bit code hashes 4 KiB windows of 256-byte
+        // steps, each reduced once: 4,367 and 8,463 bytes span two and three
+        // windows. The AAD joins the first window's aggregation when all of
+        // it fits MAX_BLOCKS (280): at 4,351 bytes, one window with 15
+        // leftover blocks and the length block, AAD of 240 bytes and more
+        // does not. Below 512 bytes it joins the last aggregation when that
+        // fits; other AAD is hashed first.)
+        let data: Vec<u8> = (0..9000).map(|i| (i * 31 + 7) as u8).collect();
         let ivs = [
             h("0a0b0c0d0e0f101112131415"),
             h("0a0b0c0d0e0f1011"),
-            data[4400..4460].to_vec(),
+            data[8800..8860].to_vec(),
         ];
         for (klen, iv) in [16, 32]
             .into_iter()
@@ -376,9 +377,9 @@ mod tests {
             for len in [
                 0usize, 1, 15, 16, 17, 33, 63, 64, 65, 127, 128, 129, 240, 255, 256, 257, 272, 288,
                 300, 496, 511, 512, 513, 528, 767, 768, 769, 1008, 1023, 1024, 1039, 1056, 1280,
-                1300, 1535, 1536, 1552, 1791, 2047, 4099,
+                1300, 1535, 1536, 1552, 1791, 2047, 4096, 4099, 4351, 4367, 8463,
             ] {
-                for aad in [0, 13, 17, 32, 33, 240, 255, 256, 300].map(|n| &data[4100..4100 + n]) {
+                for aad in [0, 13, 17, 32, 33, 240, 255, 256, 300].map(|n| &data[8400..8400 + n]) {
                     let mut want = data[..len].to_vec();
                     let mut want_tag = [0u8; 16];
                     reference.seal(iv, aad, &mut want, &mut want_tag);
