@@ -352,7 +352,7 @@ mod tests {
     #[test]
     fn every_pair_agrees_across_stitched_steps() {
         // Lengths around the short-message limits (64, 128 and 255 bytes of
-        // text, 32 of AAD) and the 256- and 512-byte steps of the stitched
+        // text, 32 of AAD), the 256-byte steps and 4 KiB windows of the
         // VAES+VPCLMULQDQ passes, with AAD on both sides of the short limit,
         // against the T-table/4-bit-table pair.
         let key = h("00112233445566778899aabbccddeeff0123456789abcdef0011223344556677");
