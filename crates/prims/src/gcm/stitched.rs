@@ -60,27 +60,19 @@ fn window(j: usize, n: usize, rest: usize, aad_blocks: usize) -> usize {
 
 /// Encrypt each whole step of `buf` with `enc` and hash it with `hash`
 /// while the next one is encrypted (step i-1 hashed after step i is
-/// encrypted); the last step is hashed only if `hash_last`. Returns the
-/// bytes encrypted.
+/// encrypted); the last step is left unhashed. Returns the bytes
+/// encrypted.
 #[inline(always)]
-fn pipelined<const S: usize>(
-    buf: &mut [u8],
-    hash_last: bool,
-    mut enc: impl FnMut(&mut [u8]),
-    mut hash: impl FnMut(&[u8]),
-) -> usize {
-    let n = buf.len() / S;
+fn pipelined(buf: &mut [u8], mut enc: impl FnMut(&mut [u8]), mut hash: impl FnMut(&[u8])) -> usize {
+    let n = buf.len() / STEP;
     for i in 0..n {
-        let (prev, cur) = buf.split_at_mut(i * S);
-        enc(&mut cur[..S]);
+        let (prev, cur) = buf.split_at_mut(i * STEP);
+        enc(&mut cur[..STEP]);
         if i > 0 {
-            hash(&prev[(i - 1) * S..]);
+            hash(&prev[(i - 1) * STEP..]);
         }
     }
-    if n > 0 && hash_last {
-        hash(&buf[(n - 1) * S..]);
-    }
-    n * S
+    n * STEP
 }
 
 /// Bytes done by the whole steps, and the hash state after them.
@@ -107,9 +99,8 @@ fn seal256(
 ) -> Steps {
     let mut c = vaes::counters(ctr);
     let mut acc = acc;
-    let done = pipelined::<STEP>(
+    let done = pipelined(
         buf,
-        false,
         |cur| vaes::ctr256(rk, nr, &mut c, cur),
         |prev| acc = vpclmul::step(g, acc, prev),
     );
@@ -391,9 +382,7 @@ fn seal_inner(
         return unsafe { seal_mid(k, g, &b, aad, buf) };
     }
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
-    let done;
-    let acc;
-    (done, acc) = seal256(&rk, k.rounds, g, &ctr, b.acc, buf);
+    let (done, acc) = seal256(&rk, k.rounds, g, &ctr, b.acc, buf);
     // 256-byte steps leave less than one step after the held one.
     let held = if done == 0 { 0 } else { STEP };
     let mut c = vaes::counters(&add32(&ctr, done / 16));
@@ -480,11 +469,9 @@ fn open_inner(
         return unsafe { open_mid(k, g, &b, aad, io, tag) };
     }
     let (rk, ek0, text, joined, ctr) = (b.rk, b.ek0, b.text, b.joined, b.ctr);
-    let mut acc = b.acc;
     // `done` bytes hashed and decrypted; the next step, if whole, is held
     // for the last aggregation.
-    let done;
-    (done, acc) = open256(&rk, k.rounds, g, &ctr, acc, io);
+    let (done, acc) = open256(&rk, k.rounds, g, &ctr, b.acc, io);
     let held = if text - done >= STEP { STEP } else { 0 };
     let rest = text - done - held;
     let mut agg = vpclmul::Agg::new(g, acc, tail_blocks(aad.len(), joined, held, rest));
