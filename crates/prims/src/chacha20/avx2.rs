@@ -169,16 +169,6 @@ pub(crate) fn rows(key: &[u8; 32], counter: u32, nonce: &[u8; 12]) -> Rows {
     ]
 }
 
-/// The rows of a state.
-#[inline]
-#[target_feature(enable = "avx2")]
-pub(crate) fn rows_of(state: &[u32; 16]) -> Rows {
-    core::array::from_fn(|i| {
-        // SAFETY: 16-byte load of words 4i .. 4i+3 of the state.
-        unsafe { _mm_loadu_si128(state[4 * i..].as_ptr().cast()) }
-    })
-}
-
 /// `x ^ y` rotated left by `n` (AVX2): byte shuffles for 16 and 8, two
 /// shifts and an OR for 12 and 7.
 macro_rules! xrot_avx2 {
@@ -367,8 +357,7 @@ macro_rules! xor_short_fn {
     ($(#[$meta:meta])* $name:ident, $features:literal, $blocks1:ident, $blocks:ident) => {
         $(#[$meta])*
         #[target_feature(enable = $features)]
-        fn $name(state: &[u32; 16], buf: &mut [u8]) {
-            let state = rows_of(state);
+        fn $name(state: Rows, buf: &mut [u8]) {
             match buf.len() {
                 0 => {}
                 1..=128 => {
@@ -422,14 +411,17 @@ pub fn xor_keystream(_token: Avx2, key: &[u8; 32], counter: u32, nonce: &[u8; 12
     let mut st = portable::init_state(key, counter, nonce);
     let whole = buf.len() / 512 * 512;
     let (chunks, rest) = buf.split_at_mut(whole);
-    let mut tail_st = st;
-    tail_st[12] = st[12].wrapping_add((whole / 64) as u32);
     // SAFETY: the Avx2 token exists only when the CPU has AVX2, the
-    // Avx512Vl one when it also has AVX-512F/VL.
+    // Avx512Vl one when it also has AVX-512F/VL. The tail's rows are built
+    // in registers: loaded from a copy of the state with its counter word
+    // just stored, the 16-byte row waited for every store before it to
+    // reach the cache (ChaCha20 500 B 153 -> 146 ns, ChaCha20-Poly1305
+    // sealing 1,600 B 707 -> 698, Zen 4).
     unsafe {
+        let tail = rows(key, counter.wrapping_add((whole / 64) as u32), nonce);
         match crate::cpu::Avx512Vl::detect() {
-            Some(_) => xor_short_vl(&tail_st, rest),
-            None => xor_short(&tail_st, rest),
+            Some(_) => xor_short_vl(tail, rest),
+            None => xor_short(tail, rest),
         }
     }
     for chunk in chunks.chunks_exact_mut(512) {
