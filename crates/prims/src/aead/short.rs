@@ -100,16 +100,31 @@ macro_rules! sets_fns {
             avx2::$blocks(avx2::rows(key, 0, nonce), &mut ks);
             let ks = ks.as_flattened();
             let mut mac = start(ks, aad);
-            mac.padded(io.src(0, len));
-            mac.blocks(&super::lens(aad.len(), len));
-            if !super::ct_eq(&mac.finalize(), tag) {
-                return Err(AuthError);
-            }
+            // Each piece's ciphertext to the MAC, then its plaintext out,
+            // so the XORs run beside the MAC's chain; a wrong tag encrypts
+            // them again. (Decrypted after the check, they ran after the
+            // chain: opening 256 bytes 227 -> 201 ns, 576 bytes 368 -> 337,
+            // Zen 4. Written as a helper taking the MAC by reference, the
+            // MAC's state went through memory each block, and it was 8%
+            // slower than that.)
             for (i, at) in (0..len).step_by(16).enumerate() {
+                let n = (len - at).min(16);
+                let (m0, m1) = crate::le_partial(io.src(at, n));
+                mac.words(m0, m1, 1);
                 let (src, dst) = io.at(at);
                 // SAFETY: the piece at `at` (1 to 16 bytes) lies inside both
                 // buffers; it is read before it is written.
-                unsafe { crate::xor_block(src, dst, (len - at).min(16), piece_ks(ks, i)) };
+                unsafe { crate::xor_block(src, dst, n, piece_ks(ks, i)) };
+            }
+            mac.blocks(&super::lens(aad.len(), len));
+            if !super::ct_eq(&mac.finalize(), tag) {
+                for (i, at) in (0..len).step_by(16).enumerate() {
+                    let p = io.dst(at, (len - at).min(16));
+                    let q = p.as_mut_ptr();
+                    // SAFETY: the piece, read and written through one pointer.
+                    unsafe { crate::xor_block(q, q, p.len(), piece_ks(ks, i)) };
+                }
+                return Err(AuthError);
             }
             Ok(())
         }
