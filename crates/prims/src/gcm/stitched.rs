@@ -534,6 +534,8 @@ unsafe fn open_mid(
     io: &mut Io,
     tag: &[u8],
 ) -> Result<(), AuthError> {
+    // The set-up repeats `seal_mid`'s: as one helper returning it, the
+    // aggregation went through memory and a message took 25-30 ns longer.
     let text = io.len;
     assert!(text >= WIDE);
     let rk = vaes512::load_keys(&k.enc);
