@@ -21,7 +21,8 @@
 //! 512-byte steps, each reduced, with the multiplies placed between the AES
 //! rounds: side by side in ango's own latency study on Zen 4, AES-128
 //! sealing 1,024 B 164 -> 130 ns, 2,048 B 259 -> 209, 4,096 B 428 -> 366,
-//! 16 KiB 1,456 -> 1,318; AES-256 1,408 B 240 -> 200, 16 KiB about even.)
+//! 16 KiB 1,456 -> 1,303-1,318 (two builds); AES-256 1,408 B 240 -> 200,
+//! 16 KiB about even.)
 //! Constant time: no branch or index depends on the key or the data, only
 //! on lengths.
 

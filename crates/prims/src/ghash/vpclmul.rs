@@ -32,10 +32,11 @@ pub struct Key {
 }
 
 /// The most blocks one aggregation takes ([`Agg`]): the 512-bit AES-GCM
-/// code's window of sixteen 256-byte steps with a leftover of up to 15
-/// blocks and the length block (272), or with an AAD of up to 7 blocks
-/// (263), or a short message's AAD, text and length block. The key's power
-/// tables hold this many powers (2 × 4.5 KB).
+/// code's last window of sixteen 256-byte steps with a leftover of up to 15
+/// blocks and the length block (272), and room beside them for an AAD of
+/// up to 8 blocks (a first window that is not the last takes up to 24); or
+/// a short message's AAD, text and length block. The key's power tables
+/// hold this many powers (2 × 4.5 KB).
 pub(crate) const MAX_BLOCKS: usize = 280;
 
 /// Bytes of a power table: the powers and a zero slot.
