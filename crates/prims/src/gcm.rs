@@ -5,6 +5,8 @@
 mod short;
 #[cfg(target_arch = "x86_64")]
 mod stitched;
+#[cfg(target_arch = "x86_64")]
+mod wide;
 
 use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::{Aes, AesKey};
@@ -369,7 +371,7 @@ mod tests {
             h("0a0b0c0d0e0f1011"),
             data[8800..8860].to_vec(),
         ];
-        for (klen, iv) in [16, 32]
+        for (klen, iv) in [16, 24, 32]
             .into_iter()
             .flat_map(|k| ivs.iter().map(move |iv| (k, iv)))
         {

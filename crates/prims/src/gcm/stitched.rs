@@ -26,7 +26,7 @@
 //! Constant time: no branch or index depends on the key or the data, only
 //! on lengths.
 
-use super::{len_block, Io};
+use super::{len_block, wide, Io};
 use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::aesni::Keys;
 use crate::aes::{add32, vaes, vaes512, Width};
@@ -41,7 +41,7 @@ const WIDE: usize = 512;
 /// (each block by its own power of H) and reduced once. (Eight, with half
 /// the power tables, sealed 16 KiB 1.5% slower: AES-128 1,303 -> 1,323 ns,
 /// AES-256 1,581 -> 1,616, Zen 4.)
-const WIN: usize = 16;
+pub(super) const WIN: usize = 16;
 
 /// The blocks of the aggregation of the window that step `j` of a
 /// message of `n` steps is hashed in: its steps'; for the first, also the
@@ -189,7 +189,7 @@ fn agg_quads(agg: &mut vpclmul::Agg, g: &vpclmul::Key, data: &[u8]) -> usize {
         if agg.left() < 4 {
             break;
         }
-        let (o, acc) = agg.take_quad();
+        let (o, acc) = agg.take(4);
         // SAFETY: a 64-byte load of the piece; 64-byte loads inside the
         // power tables (at(left) + 64 ≤ their length while four blocks
         // are announced: H^left .. H^(left-3)).
@@ -210,29 +210,71 @@ fn agg_quads(agg: &mut vpclmul::Agg, g: &vpclmul::Key, data: &[u8]) -> usize {
     taken
 }
 
+/// Hash `m` whole steps (the first `m` of the `n` of a message with `rest`
+/// bytes after them) in their windows, starting from `agg` (the first
+/// window's aggregation, maybe with the AAD in it), while as many steps
+/// are encrypted from `src` to `dst` ([`wide::run`]; `seal`) or decrypted;
+/// returns the aggregation that the next blocks go into.
+///
+/// # Safety
+/// As [`wide::run`]'s.
+#[inline]
+#[target_feature(enable = "vaes,avx512f,avx512bw,aes,vpclmulqdq,pclmulqdq,ssse3")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn hash_steps<'k>(
+    mut agg: vpclmul::Agg<'k>,
+    g: &'k vpclmul::Key,
+    rk: &[__m512i; 15],
+    nr: usize,
+    ctr: &mut __m512i,
+    (src, dst, hash): (*const u8, *mut u8, *const u8),
+    (m, n, rest): (usize, usize, usize),
+    seal: bool,
+) -> vpclmul::Agg<'k> {
+    assert!(0 < m && m <= n);
+    let (left0, acc, s) = agg.split();
+    let sums = (
+        _mm512_zextsi256_si512(s[0]),
+        _mm512_zextsi256_si512(s[1]),
+        _mm512_zextsi256_si512(s[2]),
+    );
+    let left = |t: usize| if t == 0 { left0 } else { window(t, n, rest, 0) };
+    let r = wide::Run {
+        src,
+        dst,
+        hash,
+        steps: m,
+        powers: &g.powers,
+        xpowers: &g.xpowers,
+    };
+    // SAFETY: the caller vouches for the buffers.
+    let sums = unsafe {
+        match nr {
+            10 if seal => wide::run::<10, true>(rk, ctr, &r, acc, sums, left),
+            12 if seal => wide::run::<12, true>(rk, ctr, &r, acc, sums, left),
+            _ if seal => wide::run::<14, true>(rk, ctr, &r, acc, sums, left),
+            10 => wide::run::<10, false>(rk, ctr, &r, acc, sums, left),
+            12 => wide::run::<12, false>(rk, ctr, &r, acc, sums, left),
+            _ => wide::run::<14, false>(rk, ctr, &r, acc, sums, left),
+        }
+    };
+    if m < n && m.is_multiple_of(WIN) {
+        // The next step opens a window.
+        return vpclmul::Agg::new(g, wide::reduce(sums), window(m, n, rest, 0));
+    }
+    let t0 = (m - 1) / WIN * WIN;
+    let half =
+        |v: __m512i| _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+    let l = left(t0) - STEP / 16 * (m - t0);
+    vpclmul::Agg::resume(g, l, [half(sums.0), half(sums.1), half(sums.2)])
+}
+
 /// How a message's AAD is hashed: with the held step, the leftover text
 /// and the length block in one aggregation when it all fits (no step hashed
 /// before the held one, at most [`vpclmul::MAX_BLOCKS`] blocks in all),
 /// else first, on its own.
 fn aad_joins_tail(aad: usize, text: usize) -> bool {
     text < 2 * STEP && aad.div_ceil(16) + text.div_ceil(16) < vpclmul::MAX_BLOCKS
-}
-
-/// Before step `j` is hashed: if it opens a window, the window before is
-/// reduced and the next one's aggregation begins from that state.
-#[inline]
-#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
-fn enter<'k>(
-    agg: &mut vpclmul::Agg<'k>,
-    g: &'k vpclmul::Key,
-    j: usize,
-    n: usize,
-    rest: usize,
-    aad_blocks: usize,
-) {
-    if j > 0 && j.is_multiple_of(WIN) {
-        *agg = vpclmul::Agg::new(g, agg.finish(), window(j, n, rest, aad_blocks));
-    }
 }
 
 /// Whether `seal_mid` and `open_mid` take the AAD into their first
@@ -428,22 +470,29 @@ unsafe fn seal_mid(k: &Keys, g: &vpclmul::Key, b: &Begun, aad: &[u8], buf: &mut 
     if b.joined {
         agg.padded(aad);
     }
-    // Step j's hash, in its window.
-    let hash = |agg: &mut vpclmul::Agg, buf: &[u8], j: usize| {
-        let taken = agg_quads(agg, g, &buf[j * STEP..(j + 1) * STEP]);
-        assert_eq!(taken, STEP);
+    // Step 0 encrypted; then step j hashed while step j + 1 is encrypted,
+    // up to the last step, hashed below with the rest.
+    vaes512::ctr_step(&rk, k.rounds, &mut c, &mut buf[..STEP]);
+    let p = buf.as_mut_ptr();
+    // SAFETY: steps 1 .. n are encrypted in place and steps 0 .. n - 1
+    // hashed, inside `buf` (n * STEP <= text); step 0 was encrypted above.
+    let mut agg = unsafe {
+        let at = p.add(STEP);
+        hash_steps(
+            agg,
+            g,
+            &rk,
+            k.rounds,
+            &mut c,
+            (at, at, p),
+            (n - 1, n, rest),
+            true,
+        )
     };
-    for i in 0..n {
-        vaes512::ctr_step(&rk, k.rounds, &mut c, &mut buf[i * STEP..(i + 1) * STEP]);
-        if i > 0 {
-            enter(&mut agg, g, i - 1, n, rest, aad_blocks);
-            hash(&mut agg, buf, i - 1);
-        }
-    }
     let mut c2 = vaes::counters(&add32(&b.ctr, n * STEP / 16));
     let ks = (rest > 0).then(|| vaes::keystream(&b.rk, k.rounds, &mut c2, rest.div_ceil(32)));
-    enter(&mut agg, g, n - 1, n, rest, aad_blocks);
-    hash(&mut agg, buf, n - 1);
+    let taken = agg_quads(&mut agg, g, &buf[(n - 1) * STEP..n * STEP]);
+    assert_eq!(taken, STEP);
     if let Some(ks) = ks {
         xor_leftover(&ks, &mut buf[n * STEP..], &mut agg);
     }
@@ -552,15 +601,21 @@ unsafe fn open_mid(
     // (opening 832 bytes, AES-256, 157 -> 148 ns on Zen 4).
     let mut c2 = vaes::counters(&add32(&b.ctr, n * STEP / 16));
     let ks = (rest > 0).then(|| vaes::keystream(&b.rk, k.rounds, &mut c2, rest.div_ceil(32)));
-    for i in 0..n {
-        enter(&mut agg, g, i, n, rest, aad_blocks);
-        let taken = agg_quads(&mut agg, g, io.src(i * STEP, STEP));
-        assert_eq!(taken, STEP);
-        let (src, dst) = io.at(i * STEP);
-        // SAFETY: the STEP bytes at `i * STEP` lie inside both buffers
-        // (n * STEP <= text); hashed above before they are written.
-        unsafe { vaes512::ctr_step_raw(&rk, k.rounds, &mut c, src, dst) };
-    }
+    let (src, dst) = io.at(0);
+    // SAFETY: the n steps lie inside both buffers (n * STEP <= text); each
+    // step's ciphertext is hashed before its stores.
+    let mut agg = unsafe {
+        hash_steps(
+            agg,
+            g,
+            &rk,
+            k.rounds,
+            &mut c,
+            (src, dst, src),
+            (n, n, rest),
+            false,
+        )
+    };
     if let Some(ks) = ks {
         agg.padded(io.src(n * STEP, rest));
         let (src, dst) = io.at(n * STEP);

@@ -268,21 +268,47 @@ impl<'k> Agg<'k> {
         self.left
     }
 
-    /// For 512-bit code that multiplies four blocks at a time: where the
-    /// powers of the next four blocks begin in the key's tables (H^left ..
-    /// H^(left-3), in the blocks' order), and the state to add to the
-    /// first of them (zero after the first call). The four count as added;
-    /// their products come back through [`Self::add_sums`].
+    /// For 512-bit code that multiplies blocks elsewhere: where the powers
+    /// of the next `n` blocks begin in the key's tables (H^left ..
+    /// H^(left-n+1), in the blocks' order, `16 * n` bytes), and the state to
+    /// add to the first of them (zero after the first call). The `n` count
+    /// as added; their products come back through [`Self::add_sums`].
     #[inline]
-    pub(crate) fn take_quad(&mut self) -> (usize, __m128i) {
-        assert!(self.left >= 4);
+    pub(crate) fn take(&mut self, n: usize) -> (usize, __m128i) {
+        assert!(self.left >= n);
         let o = at(self.left);
-        self.left -= 4;
+        self.left -= n;
         // SAFETY: SSE2 is part of the x86_64 baseline.
         (
             o,
             core::mem::replace(&mut self.acc, unsafe { _mm_setzero_si128() }),
         )
+    }
+
+    /// For 512-bit code that continues this aggregation elsewhere: the
+    /// blocks still to come, the state to add to the first of them (zero
+    /// once added) and the sums so far (low, Karatsuba-middle, high); this
+    /// aggregation is left empty.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn split(&mut self) -> (usize, __m128i, [__m256i; 3]) {
+        let s = core::mem::replace(&mut self.sums, Sums::new());
+        let acc = core::mem::replace(&mut self.acc, _mm_setzero_si128());
+        (core::mem::take(&mut self.left), acc, [s.lo, s.mid, s.hi])
+    }
+
+    /// An aggregation continued from sums computed elsewhere, with `left`
+    /// (1 to [`MAX_BLOCKS`]) blocks still to come and its state added.
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn resume(k: &'k Key, left: usize, [lo, mid, hi]: [__m256i; 3]) -> Agg<'k> {
+        assert!((1..=MAX_BLOCKS).contains(&left));
+        Agg {
+            k,
+            sums: Sums { lo, mid, hi },
+            left,
+            acc: _mm_setzero_si128(),
+        }
     }
 
     /// Add low, Karatsuba-middle and high products summed elsewhere (each
