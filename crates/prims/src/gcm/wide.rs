@@ -1,18 +1,24 @@
 //! The inner loop of the 512-bit AES-GCM code ([`super::stitched`]): a run
 //! of 256-byte steps, each encrypting sixteen counter blocks (four
-//! registers) while sixteen blocks are hashed, the hash's loads and
-//! multiplies placed between the AES rounds in the program's order. Each
-//! block is multiplied by its own power of H and the products are summed
-//! in 512-bit registers for the whole run: nothing is reduced here.
+//! registers) while sixteen blocks are hashed, the hash's multiplies placed
+//! between the AES rounds in the program's order. Each block is multiplied
+//! by its own power of H; the products are summed in 512-bit registers and
+//! reduced once per window of [`WIN`] steps, inside the loop.
 //!
-//! Why the order is written out: with four registers in flight, the AES
-//! rounds alone keep the AES units busy at their latency (four cycles, one
-//! 512-bit round a cycle on Zen 4), and VPCLMULQDQ shares those units. With
-//! the multiplies of a step after its rounds, the core found less to
-//! overlap than with them between the rounds: a model of the loop in
-//! assembly (Zen 4, AES-128) ran a step in 67 cycles one way and 62 the
-//! other. The round count is a constant, so the round keys stay in
-//! registers (AES-256 spills a few; they become memory operands).
+//! Measured on Zen 4 (an assembly model of the loop, cycles from a
+//! dependent-add chain): VAESENC on 512 bits issues once a cycle with a
+//! latency of four, so four registers in flight keep the AES units busy at
+//! their latency; VPCLMULQDQ on 512 bits takes two cycles alone but mixes
+//! with the AES rounds at one (44 rounds and 12 multiplies, a 256-byte
+//! step of AES-128 and its hash, in 56 cycles when nothing else runs).
+//! The loop came to 63 cycles a step with the multiplies between the
+//! rounds and 81 with them after, and each XOR that adds a product to a
+//! sum cost about half a cycle (it took AES slots): the products are added
+//! two at a time with one three-way XOR (61). In ango's latency study,
+//! AES-128 sealing 16 KiB went from 1,300 ns (the compiler's order, one XOR
+//! a product, the sealed step reloaded from its stores) to 1,144.
+//! The round count is a constant, so the round keys stay in registers
+//! (AES-256 spills a few; they become memory operands).
 //! Constant time: no branch or index depends on the key or the data.
 
 use super::stitched::{STEP, WIN};
@@ -41,39 +47,84 @@ macro_rules! round {
     };
 }
 
-/// The hashed step's piece `$c` (64 bytes) into `x`, byte-reversed, with
-/// `$add` added (the state or zero), and the sum of its halves in `xx`.
+/// The hashed step's piece `$c` (64 bytes) into `$x`, byte-reversed, and
+/// the sum of its halves (Karatsuba's middle factor) into `$xx`; with a
+/// fourth argument, that register added to `$x` first (the state).
 macro_rules! load {
-    ($c:literal, $add:literal) => {
+    ($c:literal, $x:literal, $xx:literal) => {
         concat!(
-            "vpshufb {x}, ",
+            "vpshufb ",
+            $x,
+            ", ",
             $c,
             ", {rev}\n",
-            "vpxorq {x}, {x}, ",
+            "vpshufd ",
+            $xx,
+            ", ",
+            $x,
+            ", 0x4e\n",
+            "vpxorq ",
+            $xx,
+            ", ",
+            $xx,
+            ", ",
+            $x,
+            "\n",
+        )
+    };
+    ($c:literal, $x:literal, $xx:literal, $add:literal) => {
+        concat!(
+            "vpshufb ",
+            $x,
+            ", ",
+            $c,
+            ", {rev}\n",
+            "vpxorq ",
+            $x,
+            ", ",
+            $x,
+            ", ",
             $add,
             "\n",
-            "vpshufd {xx}, {x}, 0x4e\n",
-            "vpxorq {xx}, {xx}, {x}\n",
+            "vpshufd ",
+            $xx,
+            ", ",
+            $x,
+            ", 0x4e\n",
+            "vpxorq ",
+            $xx,
+            ", ",
+            $xx,
+            ", ",
+            $x,
+            "\n",
         )
     };
 }
 
-/// `x` and `xx` multiplied by the powers at offset `$o`, into the sums.
-macro_rules! mul {
-    ($o:literal) => {
+/// Two pieces' products of one kind (`$imm` picks the halves) by their
+/// powers at `$pa` and `$pb`, both added to the sum `$s` with one
+/// three-way XOR.
+macro_rules! mul2 {
+    ($s:literal, $imm:literal, $xa:literal, $pa:literal, $xb:literal, $pb:literal) => {
         concat!(
-            "vpclmulqdq {t}, {x}, zmmword ptr [{p} + ",
-            $o,
-            "], 0x00\n",
-            "vpxorq {lo}, {lo}, {t}\n",
-            "vpclmulqdq {t}, {x}, zmmword ptr [{p} + ",
-            $o,
-            "], 0x11\n",
-            "vpxorq {hi}, {hi}, {t}\n",
-            "vpclmulqdq {t}, {xx}, zmmword ptr [{px} + ",
-            $o,
-            "], 0x00\n",
-            "vpxorq {mid}, {mid}, {t}\n",
+            "vpclmulqdq {t}, ",
+            $xa,
+            ", zmmword ptr ",
+            $pa,
+            ", ",
+            $imm,
+            "\n",
+            "vpclmulqdq {u}, ",
+            $xb,
+            ", zmmword ptr ",
+            $pb,
+            ", ",
+            $imm,
+            "\n",
+            "vpternlogq ",
+            $s,
+            ", {t}, {u}, 0x96\n",
         )
     };
 }
@@ -190,25 +241,35 @@ pub(super) unsafe fn run<const NR: usize, const SEAL: bool>(
         });
         let [mut b0, mut b1, mut b2, mut b3] = b;
         // Rounds 1 to 8 of the four registers, and between them the hashed
-        // step: after round 2q+1 its piece q is byte-reversed (the state
-        // `first` added) and its Karatsuba halves summed; after round 2q+2
-        // it is multiplied by its powers into the sums. Written in assembly
-        // because the compiler's scheduler moved all the hashing ahead of
-        // the rounds and ran the four registers' rounds one register after
+        // step: pieces 0 and 1 byte-reversed (the state `first` added to
+        // piece 0) after rounds 1 and 2, multiplied after rounds 3 to 5,
+        // pieces 2 and 3 likewise from round 5. Written in assembly because
+        // the compiler's scheduler moved all the hashing ahead of the
+        // rounds and ran the four registers' rounds one register after
         // another (16 KiB, AES-128: 1,311 -> 1,451 ns).
         // SAFETY: reads 256 bytes at `p` and at `px` (the step's powers,
         // inside the tables as checked above); registers only otherwise, no
         // stack, flags untouched.
         unsafe {
             asm!(
-                round!("{k1}"), load!("{c0}", "{first}"),
-                round!("{k2}"), mul!("0"),
-                round!("{k3}"), load!("{c1}", "{zero}"),
-                round!("{k4}"), mul!("64"),
-                round!("{k5}"), load!("{c2}", "{zero}"),
-                round!("{k6}"), mul!("128"),
-                round!("{k7}"), load!("{c3}", "{zero}"),
-                round!("{k8}"), mul!("192"),
+                round!("{k1}"),
+                load!("{c0}", "{x0}", "{xx0}", "{first}"),
+                round!("{k2}"),
+                load!("{c1}", "{x1}", "{xx1}"),
+                round!("{k3}"),
+                mul2!("{lo}", "0x00", "{x0}", "[{p}]", "{x1}", "[{p} + 64]"),
+                round!("{k4}"),
+                mul2!("{hi}", "0x11", "{x0}", "[{p}]", "{x1}", "[{p} + 64]"),
+                round!("{k5}"),
+                mul2!("{mid}", "0x00", "{xx0}", "[{px}]", "{xx1}", "[{px} + 64]"),
+                load!("{c2}", "{x0}", "{xx0}"),
+                round!("{k6}"),
+                load!("{c3}", "{x1}", "{xx1}"),
+                round!("{k7}"),
+                mul2!("{lo}", "0x00", "{x0}", "[{p} + 128]", "{x1}", "[{p} + 192]"),
+                round!("{k8}"),
+                mul2!("{hi}", "0x11", "{x0}", "[{p} + 128]", "{x1}", "[{p} + 192]"),
+                mul2!("{mid}", "0x00", "{xx0}", "[{px} + 128]", "{xx1}", "[{px} + 192]"),
                 b0 = inout(zmm_reg) b0,
                 b1 = inout(zmm_reg) b1,
                 b2 = inout(zmm_reg) b2,
@@ -230,12 +291,14 @@ pub(super) unsafe fn run<const NR: usize, const SEAL: bool>(
                 c3 = in(zmm_reg) c[3],
                 rev = in(zmm_reg) rev,
                 first = in(zmm_reg) first,
-                zero = in(zmm_reg) z,
                 p = in(reg) p,
                 px = in(reg) px,
-                x = out(zmm_reg) _,
-                xx = out(zmm_reg) _,
+                x0 = out(zmm_reg) _,
+                xx0 = out(zmm_reg) _,
+                x1 = out(zmm_reg) _,
+                xx1 = out(zmm_reg) _,
                 t = out(zmm_reg) _,
+                u = out(zmm_reg) _,
                 options(nostack, readonly, preserves_flags),
             );
         }
