@@ -229,6 +229,19 @@ impl ChaCha20Poly1305 {
             mac.blocks(&lens(aad.len(), ct.len()));
             return mac.finalize();
         }
+        #[cfg(target_arch = "x86_64")]
+        if let Poly1305::Ifma(t) = poly {
+            // The whole 128-byte groups of the text, then its tail and the
+            // length block as one more group (the scalar code took them a
+            // block at a time, one multiply after another: opening 976
+            // bytes, 533 ns against 487 for 1,024, Zen 4).
+            let mut mac = crate::poly1305::ifma::Poly1305::new(t, otk);
+            mac.update(aad);
+            mac.update(&ZEROS[..(16 - aad.len() % 16) % 16]);
+            let whole = ct.len() / 128 * 128;
+            mac.update(&ct[..whole]);
+            return mac.finish_aead(&ct[whole..], &lens(aad.len(), ct.len()));
+        }
         let mut mac = poly.start(otk);
         mac.update(aad);
         mac.update(&ZEROS[..(16 - aad.len() % 16) % 16]);
@@ -581,7 +594,9 @@ mod tests {
         // of up to 448 bytes after the whole 1024-byte chunks carried in the
         // first call, of 513 to 704 its first 448 there and the rest after it,
         // a longer one after it; the IFMA MAC from 832 bytes of MAC input, 772
-        // bytes of text with this test's AAD of len % 40):
+        // bytes of text with this test's AAD of len % 40, its last group
+        // taking the text's last 0 to 112 bytes and the length block, or
+        // the scalar code one block of 113 to 127 first):
         // every variant pair gives the portable/radix26 result around every
         // limit.
         let key = [0x42u8; 32];
@@ -605,10 +620,10 @@ mod tests {
             })
             .chain([
                 639, 640, 641, 700, 703, 704, 705, 706, 771, 772, 773, 959, 960, 961, 1023, 1024,
-                1025, 1087, 1088, 1089, 1139, 1140, 1152, 1153, 1215, 1216, 1217, 1344, 1345, 1472,
-                1473, 1536, 1537, 1600, 1601, 1727, 1728, 1729, 1730, 2047, 2048, 2049, 2061, 2239,
-                2240, 2241, 2368, 2369, 2495, 2496, 2497, 2561, 2751, 2752, 2753, 3071, 3072, 3073,
-                4095, 4096, 4097, 4099,
+                1025, 1087, 1088, 1089, 1120, 1121, 1136, 1137, 1139, 1140, 1152, 1153, 1215, 1216,
+                1217, 1344, 1345, 1472, 1473, 1536, 1537, 1600, 1601, 1727, 1728, 1729, 1730, 2047,
+                2048, 2049, 2061, 2239, 2240, 2241, 2368, 2369, 2495, 2496, 2497, 2561, 2751, 2752,
+                2753, 3071, 3072, 3073, 4095, 4096, 4097, 4099,
             ]);
         for len in lens {
             let aad = &data[..len % 40];

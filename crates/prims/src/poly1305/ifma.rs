@@ -100,6 +100,12 @@ fn load_blocks(chunk: &[u8]) -> [__m512i; 3] {
             _mm512_loadu_si512(p.add(64).cast()),
         )
     };
+    limbs(t0, t1)
+}
+
+/// The limbs of the eight blocks in `t0` (blocks 0-3) and `t1` (4-7).
+#[target_feature(enable = "avx512f")]
+fn limbs(t0: __m512i, t1: __m512i) -> [__m512i; 3] {
     let lo = _mm512_permutex2var_epi64(t0, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), t1);
     let hi = _mm512_permutex2var_epi64(t0, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), t1);
     let m44 = _mm512_set1_epi64(M44 as i64);
@@ -111,6 +117,86 @@ fn load_blocks(chunk: &[u8]) -> [__m512i; 3] {
         ),
         _mm512_or_si512(_mm512_srli_epi64::<24>(hi), _mm512_set1_epi64(1 << 40)),
     ]
+}
+
+/// r^8..r^1 in lanes 0..7 (lane j takes r^(8-j)), as built in registers.
+#[target_feature(enable = "avx512f")]
+fn last_powers(pows: &[[u64; 3]; 8]) -> [__m512i; 3] {
+    let p = |j: usize, i: usize| pows[j][i] as i64;
+    core::array::from_fn(|i| {
+        _mm512_set_epi64(
+            p(0, i),
+            p(1, i),
+            p(2, i),
+            p(3, i),
+            p(4, i),
+            p(5, i),
+            p(6, i),
+            p(7, i),
+        )
+    })
+}
+
+/// The lanes of `a` summed and carried back to 44/44/42-bit limbs.
+#[target_feature(enable = "avx512f")]
+fn fold(a: [__m512i; 3]) -> [u64; 3] {
+    let mut sum: [u64; 3] = core::array::from_fn(|i| _mm512_reduce_add_epi64(a[i]) as u64);
+    // Carry the lane sums (each below 2^50) back to 44/44/42 bits.
+    let c = sum[0] >> 44;
+    sum[0] &= M44;
+    sum[1] += c;
+    let c = sum[1] >> 44;
+    sum[1] &= M44;
+    sum[2] += c;
+    let c = sum[2] >> 42;
+    sum[2] &= M42;
+    sum[0] += c * 5;
+    let c = sum[0] >> 44;
+    sum[0] &= M44;
+    sum[1] += c;
+    sum
+}
+
+/// The last group of ChaCha20-Poly1305's MAC input: `tail` (at most 112
+/// bytes, zero-padded to whole blocks) and the length block `lens`, `k` ≤ 8
+/// blocks placed in the last `k` lanes so each takes the power it lies
+/// from the end (lane j r^(8-j)), `h` entering the first of them. The tail
+/// is read with masked loads straight into the lanes (bytes outside it are
+/// not read).
+#[target_feature(enable = "avx512f,avx512bw,avx512ifma")]
+fn last_group(h: [u64; 3], pows: &[[u64; 3]; 8], tail: &[u8], lens: &[u8; 16]) -> [u64; 3] {
+    let rem = tail.len();
+    assert!(rem <= 112);
+    let k = rem.div_ceil(16) + 1;
+    let start = 16 * (8 - k);
+    // The bits of [a, b) among a register's 64 bytes from byte `at` of the
+    // 128 (the tail lies at [start, start + rem)).
+    let mask = |at: usize| -> u64 {
+        let a = start.clamp(at, at + 64) - at;
+        let b = (start + rem).clamp(at, at + 64) - at;
+        ((1u128 << b) - (1u128 << a)) as u64
+    };
+    let base = tail.as_ptr().wrapping_sub(start);
+    // SAFETY: the masks select only bytes of `tail` (at offsets 0..rem from
+    // its start); masked-off bytes are not accessed. A 16-byte load of
+    // `lens`.
+    let (t0, t1, l) = unsafe {
+        (
+            _mm512_maskz_loadu_epi8(mask(0), base.cast()),
+            _mm512_maskz_loadu_epi8(mask(64), base.wrapping_add(64).cast()),
+            _mm_loadu_si128(lens.as_ptr().cast()),
+        )
+    };
+    let used = (0xffu32 << (8 - k)) as u8;
+    let b = limbs(t0, _mm512_inserti32x4::<3>(t1, l));
+    let first = 1u8 << (8 - k);
+    let a: [__m512i; 3] = core::array::from_fn(|i| {
+        _mm512_add_epi64(
+            _mm512_maskz_mov_epi64(used, b[i]),
+            _mm512_maskz_set1_epi64(first, h[i] as i64),
+        )
+    });
+    fold(mul(&a, &mult(last_powers(pows))))
 }
 
 /// Absorb `data` (a multiple of 128 bytes, at least 128) into `h`: one
@@ -127,19 +213,7 @@ fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8], r16: [u64; 3], data: &[u8]) {
     // Block j of the last group takes r^(8-j), of the one before r^(16-j):
     // built in registers (no stores to reload), the second by one vector
     // multiply by r^8.
-    let p = |j: usize, i: usize| pows[j][i] as i64;
-    let last: [__m512i; 3] = core::array::from_fn(|i| {
-        _mm512_set_epi64(
-            p(0, i),
-            p(1, i),
-            p(2, i),
-            p(3, i),
-            p(4, i),
-            p(5, i),
-            p(6, i),
-            p(7, i),
-        )
-    });
+    let last = last_powers(pows);
     let fin0 = mult(last);
     let z = _mm512_setzero_si512();
     let add = |a: [__m512i; 3], m: [__m512i; 3]| -> [__m512i; 3] {
@@ -170,21 +244,7 @@ fn groups(h: &mut [u64; 3], pows: &[[u64; 3]; 8], r16: [u64; 3], data: &[u8]) {
         let y = mul(&add(y, next()), &fin0);
         (x, y)
     };
-    let mut sum: [u64; 3] =
-        core::array::from_fn(|i| _mm512_reduce_add_epi64(_mm512_add_epi64(a0[i], a1[i])) as u64);
-    // Carry the lane sums (each below 2^50) back to 44/44/42 bits.
-    let c = sum[0] >> 44;
-    sum[0] &= M44;
-    sum[1] += c;
-    let c = sum[1] >> 44;
-    sum[1] &= M44;
-    sum[2] += c;
-    let c = sum[2] >> 42;
-    sum[2] &= M42;
-    sum[0] += c * 5;
-    let c = sum[0] >> 44;
-    sum[0] &= M44;
-    sum[1] += c;
+    let sum = fold(core::array::from_fn(|i| _mm512_add_epi64(a0[i], a1[i])));
     *h = sum;
 }
 
@@ -218,28 +278,32 @@ impl Poly1305 {
         }
     }
 
+    /// r..r^8 (and r^16 when `sets` is 2) computed, once.
+    fn powers(&mut self, sets: usize) {
+        if self.npows == 0 {
+            // A tree, three multiplies deep rather than seven: r^2;
+            // r^3 and r^4 from it; r^5..r^8 as r^4 times r..r^4.
+            let r = self.r;
+            let r2 = mul_limbs(r, r);
+            let (r3, r4) = (mul_limbs(r2, r), mul_limbs(r2, r2));
+            let low = [r, r2, r3, r4];
+            self.pows[..4].copy_from_slice(&low);
+            for (p, x) in self.pows[4..8].iter_mut().zip(low) {
+                *p = mul_limbs(r4, x);
+            }
+            self.npows = 8;
+        }
+        if self.npows < 8 * sets {
+            self.r16 = mul_limbs(self.pows[7], self.pows[7]);
+            self.npows = 16;
+        }
+    }
+
     pub fn update(&mut self, data: &[u8]) {
         let (head, bulk, tail) = super::split_for_groups(self.inner.buf_len, data, 128);
         self.inner.update(head);
         if !bulk.is_empty() {
-            let k = (bulk.len() / 128).min(SETS);
-            if self.npows == 0 {
-                // A tree, three multiplies deep rather than seven: r^2;
-                // r^3 and r^4 from it; r^5..r^8 as r^4 times r..r^4.
-                let r = self.r;
-                let r2 = mul_limbs(r, r);
-                let (r3, r4) = (mul_limbs(r2, r), mul_limbs(r2, r2));
-                let low = [r, r2, r3, r4];
-                self.pows[..4].copy_from_slice(&low);
-                for (p, x) in self.pows[4..8].iter_mut().zip(low) {
-                    *p = mul_limbs(r4, x);
-                }
-                self.npows = 8;
-            }
-            if self.npows < 8 * k {
-                self.r16 = mul_limbs(self.pows[7], self.pows[7]);
-                self.npows = 16;
-            }
+            self.powers((bulk.len() / 128).min(SETS));
             let _ = self.token;
             let mut h = to_limbs(self.inner.h);
             // SAFETY: the Ifma token exists only when the CPU has AVX-512F
@@ -248,6 +312,32 @@ impl Poly1305 {
             self.inner.h = from_limbs(h);
         }
         self.inner.update(tail);
+    }
+
+    /// The end of ChaCha20-Poly1305's MAC input after whole blocks (nothing
+    /// buffered): `tail` (under 128 bytes) zero-padded to whole blocks, then
+    /// the length block, in one vector group, and the tag. (With 113 to
+    /// 127 bytes, nine blocks: the first goes to the scalar code.) Where
+    /// the CPU lacks AVX-512BW, the scalar code takes it all.
+    pub fn finish_aead(mut self, tail: &[u8], lens: &[u8; 16]) -> [u8; 16] {
+        assert!(self.inner.buf_len == 0 && tail.len() < 128);
+        if !std::arch::is_x86_feature_detected!("avx512bw") {
+            self.inner.padded(tail);
+            self.inner.blocks(lens);
+            return self.inner.finalize();
+        }
+        let mut tail = tail;
+        if tail.len() > 112 {
+            self.inner.block(&tail[..16], 1);
+            tail = &tail[16..];
+        }
+        self.powers(1);
+        let h = to_limbs(self.inner.h);
+        // SAFETY: the Ifma token exists only when the CPU has AVX-512F and
+        // IFMA; AVX-512BW was detected above.
+        let h = unsafe { last_group(h, &self.pows, tail, lens) };
+        self.inner.h = from_limbs(h);
+        self.inner.finalize()
     }
 
     pub fn finalize(self) -> [u8; 16] {
