@@ -28,21 +28,14 @@ use core::arch::asm;
 use core::arch::x86_64::*;
 
 /// One AES round of the four registers `b0`..`b3` with the key `$k`.
+#[rustfmt::skip]
 macro_rules! round {
     ($k:literal) => {
         concat!(
-            "vaesenc {b0}, {b0}, ",
-            $k,
-            "\n",
-            "vaesenc {b1}, {b1}, ",
-            $k,
-            "\n",
-            "vaesenc {b2}, {b2}, ",
-            $k,
-            "\n",
-            "vaesenc {b3}, {b3}, ",
-            $k,
-            "\n",
+            "vaesenc {b0}, {b0}, ", $k, "\n",
+            "vaesenc {b1}, {b1}, ", $k, "\n",
+            "vaesenc {b2}, {b2}, ", $k, "\n",
+            "vaesenc {b3}, {b3}, ", $k, "\n",
         )
     };
 }
@@ -50,54 +43,27 @@ macro_rules! round {
 /// The hashed step's piece `$c` (64 bytes) into `$x`, byte-reversed, and
 /// the sum of its halves (Karatsuba's middle factor) into `$xx`; with a
 /// fourth argument, that register added to `$x` first (the state).
+#[rustfmt::skip]
 macro_rules! load {
     ($c:literal, $x:literal, $xx:literal) => {
-        concat!(
-            "vpshufb ",
-            $x,
-            ", ",
-            $c,
-            ", {rev}\n",
-            "vpshufd ",
-            $xx,
-            ", ",
-            $x,
-            ", 0x4e\n",
-            "vpxorq ",
-            $xx,
-            ", ",
-            $xx,
-            ", ",
-            $x,
-            "\n",
-        )
+        concat!("vpshufb ", $x, ", ", $c, ", {rev}\n", halves!($x, $xx))
     };
     ($c:literal, $x:literal, $xx:literal, $add:literal) => {
         concat!(
-            "vpshufb ",
-            $x,
-            ", ",
-            $c,
-            ", {rev}\n",
-            "vpxorq ",
-            $x,
-            ", ",
-            $x,
-            ", ",
-            $add,
-            "\n",
-            "vpshufd ",
-            $xx,
-            ", ",
-            $x,
-            ", 0x4e\n",
-            "vpxorq ",
-            $xx,
-            ", ",
-            $xx,
-            ", ",
-            $x,
-            "\n",
+            "vpshufb ", $x, ", ", $c, ", {rev}\n",
+            "vpxorq ", $x, ", ", $x, ", ", $add, "\n",
+            halves!($x, $xx),
+        )
+    };
+}
+
+/// The sum of `$x`'s 64-bit halves into `$xx`.
+#[rustfmt::skip]
+macro_rules! halves {
+    ($x:literal, $xx:literal) => {
+        concat!(
+            "vpshufd ", $xx, ", ", $x, ", 0x4e\n",
+            "vpxorq ", $xx, ", ", $xx, ", ", $x, "\n",
         )
     };
 }
@@ -105,26 +71,13 @@ macro_rules! load {
 /// Two pieces' products of one kind (`$imm` picks the halves) by their
 /// powers at `$pa` and `$pb`, both added to the sum `$s` with one
 /// three-way XOR.
+#[rustfmt::skip]
 macro_rules! mul2 {
     ($s:literal, $imm:literal, $xa:literal, $pa:literal, $xb:literal, $pb:literal) => {
         concat!(
-            "vpclmulqdq {t}, ",
-            $xa,
-            ", zmmword ptr ",
-            $pa,
-            ", ",
-            $imm,
-            "\n",
-            "vpclmulqdq {u}, ",
-            $xb,
-            ", zmmword ptr ",
-            $pb,
-            ", ",
-            $imm,
-            "\n",
-            "vpternlogq ",
-            $s,
-            ", {t}, {u}, 0x96\n",
+            "vpclmulqdq {t}, ", $xa, ", zmmword ptr ", $pa, ", ", $imm, "\n",
+            "vpclmulqdq {u}, ", $xb, ", zmmword ptr ", $pb, ", ", $imm, "\n",
+            "vpternlogq ", $s, ", {t}, {u}, 0x96\n",
         )
     };
 }
