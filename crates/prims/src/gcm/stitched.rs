@@ -17,12 +17,13 @@
 //! of [`WIN`] steps ends: each block is multiplied by its own power of H
 //! (up to H^[`vpclmul::MAX_BLOCKS`]) and the sums of the whole window are
 //! reduced once, so the hash state's chain of dependent multiplies and
-//! reductions runs once per 4 KiB instead of once per step. (It replaced
-//! 512-byte steps, each reduced, with the multiplies placed between the AES
-//! rounds: side by side in ango's own latency study on Zen 4, AES-128
-//! sealing 1,024 B 164 -> 130 ns, 2,048 B 259 -> 209, 4,096 B 428 -> 366,
-//! 16 KiB 1,456 -> 1,303-1,318 (two builds); AES-256 1,408 B 240 -> 200,
-//! 16 KiB about even.)
+//! reductions runs once per 4 KiB instead of once per step; the loop over
+//! the steps, its multiplies placed between the AES rounds, is
+//! [`wide::run`]. (The windows replaced 512-byte steps, each reduced,
+//! with the multiplies placed between the AES rounds: side by side in
+//! ango's own latency study on Zen 4, AES-128 sealing 1,024 B 164 -> 130
+//! ns, 2,048 B 259 -> 209, 4,096 B 428 -> 366, 16 KiB 1,456 -> 1,303-1,318
+//! (two builds); AES-256 1,408 B 240 -> 200, 16 KiB about even.)
 //! Constant time: no branch or index depends on the key or the data, only
 //! on lengths.
 
@@ -204,9 +205,8 @@ fn agg_quads(agg: &mut vpclmul::Agg, g: &vpclmul::Key, data: &[u8]) -> usize {
         s.product(x, k, kx);
         taken += 64;
     }
-    let half =
-        |v: __m512i| _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
-    agg.add_sums(half(s.lo), half(s.mid), half(s.hi));
+    let [lo, mid, hi] = wide::halves((s.lo, s.mid, s.hi));
+    agg.add_sums(lo, mid, hi);
     taken
 }
 
@@ -263,10 +263,8 @@ unsafe fn hash_steps<'k>(
         return vpclmul::Agg::new(g, wide::reduce(sums), window(m, n, rest, 0));
     }
     let t0 = (m - 1) / WIN * WIN;
-    let half =
-        |v: __m512i| _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
     let l = left(t0) - STEP / 16 * (m - t0);
-    vpclmul::Agg::resume(g, l, [half(sums.0), half(sums.1), half(sums.2)])
+    vpclmul::Agg::resume(g, l, wide::halves(sums))
 }
 
 /// How a message's AAD is hashed: with the held step, the leftover text
