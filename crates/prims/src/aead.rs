@@ -72,6 +72,30 @@ fn wide_layout(len: usize) -> (usize, usize, u32) {
 #[cfg(target_arch = "x86_64")]
 const CARRY_REST: usize = 256;
 
+/// The IFMA Poly1305 keyed with `otk`, the AAD absorbed and padded.
+#[cfg(target_arch = "x86_64")]
+fn ifma_start(t: crate::cpu::Ifma, otk: &[u8; 32], aad: &[u8]) -> crate::poly1305::ifma::Poly1305 {
+    let mut mac = crate::poly1305::ifma::Poly1305::new(t, otk);
+    mac.update(aad);
+    mac.update(&ZEROS[..(16 - aad.len() % 16) % 16]);
+    mac
+}
+
+/// The tag: the ciphertext not yet absorbed (`rest`, from a multiple of 16
+/// bytes in), its whole 128-byte groups, then its tail and the length
+/// block as one more group.
+#[cfg(target_arch = "x86_64")]
+fn ifma_finish(
+    mut mac: crate::poly1305::ifma::Poly1305,
+    rest: &[u8],
+    aad_len: usize,
+    ct_len: usize,
+) -> [u8; 16] {
+    let whole = rest.len() / 128 * 128;
+    mac.update(&rest[..whole]);
+    mac.finish_aead(&rest[whole..], &lens(aad_len, ct_len))
+}
+
 /// The last Poly1305 block of ChaCha20-Poly1305: the AAD's and the
 /// ciphertext's lengths, little-endian.
 fn lens(aad: usize, ct: usize) -> [u8; 16] {
@@ -236,12 +260,7 @@ impl ChaCha20Poly1305 {
             // block at a time, one multiply after another: opening 976
             // bytes took 533 ns against 487 for 1,024, a micro-benchmark's
             // best of 9 on Zen 4).
-            let mut mac = crate::poly1305::ifma::Poly1305::new(t, otk);
-            mac.update(aad);
-            mac.update(&ZEROS[..(16 - aad.len() % 16) % 16]);
-            let whole = ct.len() / 128 * 128;
-            mac.update(&ct[..whole]);
-            return mac.finish_aead(&ct[whole..], &lens(aad.len(), ct.len()));
+            return ifma_finish(ifma_start(t, otk, aad), ct, aad.len(), ct.len());
         }
         let mut mac = poly.start(otk);
         mac.update(aad);
@@ -294,6 +313,148 @@ impl ChaCha20Poly1305 {
         }
     }
 
+    /// The IFMA token, if the wide code's 2 KiB stretches take the MAC
+    /// stitched into their rounds for a text of `len` bytes: a stretch
+    /// after the first 1024 bytes that can take it (opening, any; sealing,
+    /// one with 1,280 bytes of ciphertext before it: from 4 KiB), and BMI2
+    /// (MULX).
+    #[cfg(target_arch = "x86_64")]
+    fn pairs(&self, len: usize, sealing: bool) -> Option<crate::cpu::Ifma> {
+        let from = if sealing { 4 * 1024 } else { 3 * 1024 };
+        match self.poly {
+            Poly1305::Ifma(t)
+                if wide_layout(len).0 >= from && std::arch::is_x86_feature_detected!("bmi2") =>
+            {
+                Some(t)
+            }
+            _ => None,
+        }
+    }
+
+    /// The wide code with the MAC stitched into its 2 KiB stretches
+    /// ([`avx512::pair_mac`]: 1,280 bytes of ciphertext in the radix-2^64
+    /// code's two chains beside each stretch's rounds), the rest of the MAC
+    /// on the IFMA code after: sealing `out` in place (`src` None), or
+    /// opening `src` into `out`; the tag over the ciphertext. The first
+    /// 1024 bytes and the tail as in [`Self::seal_wide`]; then, with an
+    /// odd count of whole chunks after the first, one of them on its own
+    /// (when sealing, the first stretch then has 2 KiB of ciphertext before
+    /// it); then the stretches, each taking the next 1,280 bytes of MAC
+    /// input where they are ciphertext already (when opening, all of them).
+    #[cfg(target_arch = "x86_64")]
+    fn through_pairs(
+        &self,
+        t: crate::cpu::Avx512,
+        ti: crate::cpu::Ifma,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        src: Option<&[u8]>,
+        out: &mut [u8],
+    ) -> [u8; 16] {
+        let key = &self.key;
+        let len = out.len();
+        let (whole, carry, tc) = wide_layout(len);
+        let later = (whole - 1024) / 1024;
+        let rest_counter = tc + (carry / 64) as u32;
+        let (chunks, tail) = out.split_at_mut(whole);
+        let (carried, rest) = tail.split_at_mut(carry);
+        let first: &mut [u8; 1024] = (&mut chunks[..1024]).try_into().expect("1024 bytes");
+        let from = src.map(|c| {
+            let head: &[u8; 1024] = c[..1024].try_into().expect("1024 bytes");
+            (head, &c[whole..whole + carry])
+        });
+        let otk = avx512::first_and_key_from(t, key, nonce, from, first, tc, carried);
+        let mut pos = 1024;
+        match src {
+            Some(c) => {
+                avx512::xor_keystream_into(t, key, rest_counter, nonce, &c[whole + carry..], rest);
+                if later % 2 == 1 {
+                    let (c, o) = (&c[1024..2048], &mut chunks[1024..2048]);
+                    avx512::xor_keystream_into(t, key, 17, nonce, c, o);
+                }
+            }
+            None => {
+                avx512::xor_keystream(t, key, rest_counter, nonce, rest);
+                if later % 2 == 1 {
+                    avx512::xor_keystream(t, key, 17, nonce, &mut chunks[1024..2048]);
+                }
+            }
+        }
+        if later % 2 == 1 {
+            pos = 2048;
+        }
+        let mut mac = ifma_start(ti, &otk, aad);
+        let mut sm = avx512::StitchMac::new(mac.scalar()).expect("BMI2 detected");
+        let mut st = crate::chacha20::portable::init_state(key, 0, nonce);
+        let mut m = 0;
+        let src_chunks = src.map(|c| &c[..whole]);
+        for _ in 0..later / 2 {
+            st[12] = 1 + (pos / 64) as u32;
+            if src.is_some() || m + avx512::MAC_SPAN <= pos {
+                avx512::pair_mac(t, &st, src_chunks, chunks, pos, m, &mut sm);
+                m += avx512::MAC_SPAN;
+            } else {
+                avx512::xor_keystream(t, key, st[12], nonce, &mut chunks[pos..pos + 2048]);
+            }
+            pos += 2048;
+        }
+        mac.set_h(sm.h);
+        ifma_finish(mac, &src.unwrap_or(out)[m..], aad.len(), len)
+    }
+
+    /// Opening in place with the MAC stitched into the wide code's 2 KiB
+    /// stretches (from another buffer: [`Self::through_pairs`]): the first
+    /// 1024 bytes' and the carried tail's keystream held aside (as
+    /// [`Self::open_wide`] does); the first 1024 + 768·n bytes of the
+    /// ciphertext (n stretches) into the IFMA MAC, so that each stretch's
+    /// 1,280 bytes of MAC input, read in its rounds, lie at or past the
+    /// bytes it decrypts (still ciphertext); the stretches from byte 1024;
+    /// the rest of the MAC on the IFMA code. On a wrong tag the stretches
+    /// are put back (the same keystream again); else the rest is decrypted.
+    #[cfg(target_arch = "x86_64")]
+    fn open_pairs(
+        &self,
+        t: crate::cpu::Avx512,
+        ti: crate::cpu::Ifma,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        tag: &[u8; 16],
+        buf: &mut [u8],
+    ) -> Result<(), AuthError> {
+        let key = &self.key;
+        let len = buf.len();
+        let (whole, carry, tc) = wide_layout(len);
+        let n = (whole - 1024) / 2048;
+        let mut ks = [0u8; FIRST_MAX + avx512::CARRIED];
+        let (first, tks) = ks.split_at_mut(FIRST_MAX);
+        let first: &mut [u8; 1024] = first.try_into().expect("1024 bytes");
+        let otk = avx512::first_and_key(t, key, nonce, first, tc, &mut tks[..carry]);
+        let mut mac = ifma_start(ti, &otk, aad);
+        let ahead = 1024 + 768 * n;
+        mac.update(&buf[..ahead]);
+        let mut sm = avx512::StitchMac::new(mac.scalar()).expect("BMI2 detected");
+        let mut st = crate::chacha20::portable::init_state(key, 0, nonce);
+        let (mut m, mut pos) = (ahead, 1024);
+        for _ in 0..n {
+            st[12] = 1 + (pos / 64) as u32;
+            avx512::pair_mac(t, &st, None, buf, pos, m, &mut sm);
+            (m, pos) = (m + avx512::MAC_SPAN, pos + 2048);
+        }
+        debug_assert_eq!(m, pos);
+        mac.set_h(sm.h);
+        if !ct_eq(&ifma_finish(mac, &buf[m..], aad.len(), len), tag) {
+            avx512::xor_keystream(t, key, 17, nonce, &mut buf[1024..pos]);
+            return Err(AuthError);
+        }
+        let (o, ot) = buf.split_at_mut(whole);
+        let (carried, rest) = ot.split_at_mut(carry);
+        xor_into(&mut o[..1024], first);
+        xor_into(carried, tks);
+        avx512::xor_keystream(t, key, 1 + (pos / 64) as u32, nonce, &mut o[pos..]);
+        avx512::xor_keystream(t, key, tc + (carry / 64) as u32, nonce, rest);
+        Ok(())
+    }
+
     /// Sealing with the wide code: the text's first 1024 bytes (keystream
     /// blocks 1 to 16) from one sixteen-block call that also makes the
     /// one-time key and, when it is at most [`avx512::CARRIED`] bytes, the
@@ -308,6 +469,9 @@ impl ChaCha20Poly1305 {
         aad: &[u8],
         buf: &mut [u8],
     ) -> [u8; 16] {
+        if let Some(ti) = self.pairs(buf.len(), true) {
+            return self.through_pairs(t, ti, nonce, aad, None, buf);
+        }
         let key = &self.key;
         let (whole, carry, tc) = wide_layout(buf.len());
         let otk = if whole == 0 {
@@ -345,6 +509,16 @@ impl ChaCha20Poly1305 {
         tag: &[u8; 16],
         out: &mut [u8],
     ) -> Result<(), AuthError> {
+        if let Some(ti) = self.pairs(out.len(), false) {
+            let Some(c) = ct else {
+                return self.open_pairs(t, ti, nonce, aad, tag, out);
+            };
+            if !ct_eq(&self.through_pairs(t, ti, nonce, aad, Some(c), out), tag) {
+                out.copy_from_slice(c);
+                return Err(AuthError);
+            }
+            return Ok(());
+        }
         let key = &self.key;
         let len = out.len();
         let (whole, carry, tc) = wide_layout(len);
@@ -597,12 +771,15 @@ mod tests {
         // a longer one after it; the IFMA MAC from 832 bytes of MAC input, 772
         // bytes of text with this test's AAD of len % 40, its last group
         // taking the text's last 0 to 112 bytes and the length block, or
-        // the scalar code one block of 113 to 127 first):
+        // the scalar code one block of 113 to 127 first; from 3 KiB its 2 KiB
+        // stretches with the MAC stitched in, after an odd or even count of
+        // whole chunks, the first stretch's MAC taken or not when sealing,
+        // with tails carried, after, or none):
         // every variant pair gives the portable/radix26 result around every
         // limit.
         let key = [0x42u8; 32];
         let nonce = [7u8; 12];
-        let data: Vec<u8> = (0..4200).map(|i| (i * 7 + 3) as u8).collect();
+        let data: Vec<u8> = (0..12500).map(|i| (i * 7 + 3) as u8).collect();
         let reference = ChaCha20Poly1305::new(&key, ChaCha20::Portable, Poly1305::Radix26);
         // Around the first call's limits (64, 192 and 320: AVX2's two, four
         // and six horizontal blocks; 448: eight vertical ones, or eight
@@ -624,7 +801,9 @@ mod tests {
                 1025, 1087, 1088, 1089, 1120, 1121, 1136, 1137, 1139, 1140, 1152, 1153, 1215, 1216,
                 1217, 1344, 1345, 1472, 1473, 1536, 1537, 1600, 1601, 1727, 1728, 1729, 1730, 2047,
                 2048, 2049, 2061, 2239, 2240, 2241, 2368, 2369, 2495, 2496, 2497, 2561, 2751, 2752,
-                2753, 3071, 3072, 3073, 4095, 4096, 4097, 4099,
+                2753, 3071, 3072, 3073, 4095, 4096, 4097, 4099, 4544, 4545, 5119, 5120, 5121, 6143,
+                6144, 6592, 7168, 7617, 8191, 8192, 8640, 9216, 9920, 10240, 11264, 11277, 12288,
+                12289, 12500,
             ]);
         for len in lens {
             let aad = &data[..len % 40];

@@ -340,6 +340,18 @@ impl Poly1305 {
         self.inner.finalize()
     }
 
+    /// The radix-2^64 code inside (its key and accumulator), for the
+    /// MAC stitched into the AVX-512 ChaCha20 (`chacha20::avx512::pair_mac`).
+    pub(crate) fn scalar(&self) -> &Scalar {
+        &self.inner
+    }
+
+    /// Set the accumulator (nothing buffered): the stitched MAC's.
+    pub(crate) fn set_h(&mut self, h: [u64; 3]) {
+        assert_eq!(self.inner.buf_len, 0);
+        self.inner.h = h;
+    }
+
     pub fn finalize(self) -> [u8; 16] {
         self.inner.finalize()
     }

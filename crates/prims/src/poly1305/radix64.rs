@@ -140,6 +140,12 @@ impl Poly1305 {
         [n0, n1, n2]
     }
 
+    /// r0, r1 and s1 = r1 + r1/4 (the clamped r's words), for code that
+    /// runs [`Self::step`] itself (the stitched AVX-512 ChaCha20's).
+    pub(crate) fn key_words(&self) -> [u64; 3] {
+        [self.r0, self.r1, self.s1]
+    }
+
     /// r^k (k ≥ 1) by squaring and multiplying, for [`Self::two_chains`].
     pub(crate) fn power(&self, k: usize) -> [u64; 3] {
         assert!(k >= 1);
