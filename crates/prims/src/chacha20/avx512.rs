@@ -378,11 +378,15 @@ pub(crate) struct StitchMac {
 }
 
 impl StitchMac {
-    /// From a radix-2^64 MAC (its key and accumulator), if the CPU has BMI2.
-    pub(crate) fn new(mac: &crate::poly1305::radix64::Poly1305) -> Option<StitchMac> {
+    /// From a radix-2^64 MAC (its key and accumulator) and r^[`CHAIN_BLOCKS`]
+    /// (any representation below 2^131), if the CPU has BMI2.
+    pub(crate) fn new(
+        mac: &crate::poly1305::radix64::Poly1305,
+        r_chain: [u64; 3],
+    ) -> Option<StitchMac> {
         std::arch::is_x86_feature_detected!("bmi2").then(|| StitchMac {
             key: mac.key_words(),
-            r_chain: mac.power(CHAIN_BLOCKS),
+            r_chain,
             h: mac.h,
         })
     }

@@ -346,6 +346,30 @@ impl Poly1305 {
         &self.inner
     }
 
+    /// r^k in the radix-2^64 code's words (the top one small), from the
+    /// powers the vector code keeps (computed here if not yet): for the
+    /// stitched MAC, r^40 in two multiplies (r^16·r^16·r^8) where squaring
+    /// from r takes six.
+    pub(crate) fn power_words(&mut self, k: usize) -> [u64; 3] {
+        assert!(k >= 1);
+        self.powers(SETS);
+        let mut k = k;
+        let mut acc: Option<[u64; 3]> = None;
+        let mut times = |p: [u64; 3]| acc = Some(acc.map_or(p, |a| mul_limbs(a, p)));
+        while k >= 16 {
+            times(self.r16);
+            k -= 16;
+        }
+        if k > 8 {
+            times(self.pows[7]);
+            k -= 8;
+        }
+        if k > 0 {
+            times(self.pows[k - 1]);
+        }
+        from_limbs(acc.expect("k >= 1"))
+    }
+
     /// Set the accumulator (nothing buffered): the stitched MAC's.
     pub(crate) fn set_h(&mut self, h: [u64; 3]) {
         assert_eq!(self.inner.buf_len, 0);
