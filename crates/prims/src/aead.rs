@@ -384,10 +384,7 @@ impl ChaCha20Poly1305 {
             pos = 2048;
         }
         let mut mac = ifma_start(ti, &otk, aad);
-        let mut sm = {
-            let r_chain = mac.power_words(avx512::CHAIN_BLOCKS);
-            avx512::StitchMac::new(mac.scalar(), r_chain).expect("BMI2 detected")
-        };
+        let mut sm = avx512::StitchMac::new(&mut mac).expect("BMI2 detected");
         let mut st = crate::chacha20::portable::init_state(key, 0, nonce);
         let mut m = 0;
         let src_chunks = src.map(|c| &c[..whole]);
@@ -435,10 +432,7 @@ impl ChaCha20Poly1305 {
         let mut mac = ifma_start(ti, &otk, aad);
         let ahead = 1024 + 768 * n;
         mac.update(&buf[..ahead]);
-        let mut sm = {
-            let r_chain = mac.power_words(avx512::CHAIN_BLOCKS);
-            avx512::StitchMac::new(mac.scalar(), r_chain).expect("BMI2 detected")
-        };
+        let mut sm = avx512::StitchMac::new(&mut mac).expect("BMI2 detected");
         let mut st = crate::chacha20::portable::init_state(key, 0, nonce);
         let (mut m, mut pos) = (ahead, 1024);
         for _ in 0..n {

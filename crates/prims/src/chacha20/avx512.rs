@@ -378,16 +378,18 @@ pub(crate) struct StitchMac {
 }
 
 impl StitchMac {
-    /// From a radix-2^64 MAC (its key and accumulator) and r^[`CHAIN_BLOCKS`]
-    /// (any representation below 2^131), if the CPU has BMI2.
-    pub(crate) fn new(
-        mac: &crate::poly1305::radix64::Poly1305,
-        r_chain: [u64; 3],
-    ) -> Option<StitchMac> {
-        std::arch::is_x86_feature_detected!("bmi2").then(|| StitchMac {
-            key: mac.key_words(),
+    /// From the IFMA MAC (its radix-2^64 code's key and accumulator, and
+    /// r^[`CHAIN_BLOCKS`] from its powers), if the CPU has BMI2.
+    pub(crate) fn new(mac: &mut crate::poly1305::ifma::Poly1305) -> Option<StitchMac> {
+        if !std::arch::is_x86_feature_detected!("bmi2") {
+            return None;
+        }
+        let r_chain = mac.power_words(CHAIN_BLOCKS);
+        let inner = mac.scalar();
+        Some(StitchMac {
+            key: inner.key_words(),
             r_chain,
-            h: mac.h,
+            h: inner.h,
         })
     }
 }
