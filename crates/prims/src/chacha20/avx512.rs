@@ -222,6 +222,15 @@ macro_rules! arx4 {
             $("vprold {", $p, $d, "}, {", $p, $d, "}, ", $r, "\n",)*
         )
     };
+    // Registers named in the text (ymm16..31, which no operand of ymm_reg
+    // reaches).
+    (lit $r:literal, $(($a:literal, $b:literal, $d:literal)),*) => {
+        concat!(
+            $("vpaddd ", $a, ", ", $a, ", ", $b, "\n",)*
+            $("vpxord ", $d, ", ", $d, ", ", $a, "\n",)*
+            $("vprold ", $d, ", ", $d, ", ", $r, "\n",)*
+        )
+    };
 }
 
 /// Four quarter rounds (a, b, c, d) of one register set, as assembly text.
@@ -232,6 +241,14 @@ macro_rules! round4 {
             arx4!($p, 12, $(($c, $d, $b)),*),
             arx4!($p, 8, $(($a, $b, $d)),*),
             arx4!($p, 7, $(($c, $d, $b)),*),
+        )
+    };
+    (lit $(($a:literal, $b:literal, $c:literal, $d:literal)),*) => {
+        concat!(
+            arx4!(lit 16, $(($a, $b, $d)),*),
+            arx4!(lit 12, $(($c, $d, $b)),*),
+            arx4!(lit 8, $(($a, $b, $d)),*),
+            arx4!(lit 7, $(($c, $d, $b)),*),
         )
     };
 }
@@ -281,6 +298,155 @@ macro_rules! park16 {
     (@raw $p:literal, $at:literal, $($i:literal),*) => {
         concat!($("vmovdqu64 [", $at, " + 64 * ", $i, "], {", $p, $i, "}\n",)*)
     };
+}
+
+/// [`sixteen_halves`]' moves of its second set (ymm16..31, named in the
+/// text): copied from the first set's registers but for word 12 (`copy`),
+/// or stored to the 512 bytes at register `$at` (`park`), as assembly text.
+macro_rules! half16 {
+    (copy) => {
+        half16!(@copy (0, 16), (1, 17), (2, 18), (3, 19), (4, 20), (5, 21), (6, 22), (7, 23),
+            (8, 24), (9, 25), (10, 26), (11, 27), (13, 29), (14, 30), (15, 31))
+    };
+    (park $at:literal) => {
+        half16!(@park $at, (0, 16), (1, 17), (2, 18), (3, 19), (4, 20), (5, 21), (6, 22),
+            (7, 23), (8, 24), (9, 25), (10, 26), (11, 27), (12, 28), (13, 29), (14, 30), (15, 31))
+    };
+    (@copy $(($i:literal, $r:literal)),*) => {
+        concat!($("vmovdqa64 ymm", $r, ", {x", $i, "}\n",)*)
+    };
+    (@park $at:literal, $(($i:literal, $r:literal)),*) => {
+        concat!($("vmovdqu64 [{", $at, "} + 32 * ", $i, "], ymm", $r, "\n",)*)
+    };
+}
+
+/// Add the input words (`$init(i)` for word i) to eight blocks' final
+/// state `$v` (256-bit registers, vertical layout), pair the 128-bit halves
+/// into whole blocks and XOR them into the 512 bytes at `$src`, writing
+/// them to `$dst`: [`finish!`] for eight blocks (the AVX2 code's
+/// transposes). Needs AVX2; `$src` and `$dst` each valid for 512 bytes.
+macro_rules! finish8 {
+    ($v:expr, $init:expr, $src:expr, $dst:expr) => {{
+        let (v, init, src, dst): (&mut [__m256i; 16], _, *const u8, *mut u8) =
+            (&mut $v, $init, $src, $dst);
+        for (i, w) in v.iter_mut().enumerate() {
+            *w = _mm256_add_epi32(*w, init(i));
+        }
+        // t[g][j]: block j's words 4g..4g+3 (low half), block j+4's (high).
+        let mut t = [[_mm256_setzero_si256(); 4]; 4];
+        for g in 0..4 {
+            let (t0, t1, t2, t3) = (v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3]);
+            let a = _mm256_unpacklo_epi32(t0, t1);
+            let b = _mm256_unpacklo_epi32(t2, t3);
+            let c = _mm256_unpackhi_epi32(t0, t1);
+            let d = _mm256_unpackhi_epi32(t2, t3);
+            t[g] = [
+                _mm256_unpacklo_epi64(a, b),
+                _mm256_unpackhi_epi64(a, b),
+                _mm256_unpacklo_epi64(c, d),
+                _mm256_unpackhi_epi64(c, d),
+            ];
+        }
+        for j in 0..4 {
+            let halves = [
+                (64 * j, _mm256_permute2x128_si256::<0x20>(t[0][j], t[1][j])),
+                (
+                    64 * j + 32,
+                    _mm256_permute2x128_si256::<0x20>(t[2][j], t[3][j]),
+                ),
+                (
+                    64 * (j + 4),
+                    _mm256_permute2x128_si256::<0x31>(t[0][j], t[1][j]),
+                ),
+                (
+                    64 * (j + 4) + 32,
+                    _mm256_permute2x128_si256::<0x31>(t[2][j], t[3][j]),
+                ),
+            ];
+            for (off, ks) in halves {
+                // SAFETY: 32 bytes at off < 512 of the source and the
+                // destination (the caller's contract); each read before written.
+                unsafe {
+                    let x = _mm256_xor_si256(_mm256_loadu_si256(src.add(off).cast()), ks);
+                    _mm256_storeu_si256(dst.add(off).cast(), x);
+                }
+            }
+        }
+    }};
+}
+
+/// XOR sixteen keystream blocks (counters state[12] .. +15) into the 1024
+/// bytes at `src`, writing them to `dst`: two sets of eight in the
+/// vertical layout in 256-bit registers (AVX-512VL: 32 of them, and
+/// VPROLD), their rounds alternating as [`thirty_two`]'s do. Zen 4 runs
+/// 256-bit operations at twice the rate of 512-bit ones, so sixteen blocks
+/// as two sets of eight (eight chains a round) take less time than as one
+/// set of sixteen (four chains, waiting on their latency).
+///
+/// # Safety
+/// AVX-512F and AVX-512VL; `src` and `dst` each valid for 1024 bytes (the
+/// same, or apart).
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn sixteen_halves(state: &[u32; 16], src: *const u8, dst: *mut u8) {
+    let counters: [__m256i; 2] = [
+        _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
+        _mm256_set_epi32(15, 14, 13, 12, 11, 10, 9, 8),
+    ];
+    let mut x = [_mm256_setzero_si256(); 16];
+    let mut parked = [_mm256_setzero_si256(); 16];
+    let pk = parked.as_mut_ptr();
+    // SAFETY: AVX-512F and VL (this function requires them); the assembly
+    // reads the 64 bytes of `state` and the 64 of `counters`, works in the
+    // 32 vector registers' 256-bit halves, and writes the 512 bytes of
+    // `parked`.
+    unsafe {
+        core::arch::asm!(
+            broadcast16!("x", "st"),
+            "vpaddd {x12}, {x12}, [{k}]",
+            "vpbroadcastd ymm28, dword ptr [{st} + 48]",
+            "vpaddd ymm28, ymm28, [{k} + 32]",
+            half16!(copy),
+            "2:",
+            round4!("x", (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)),
+            round4!(lit ("ymm16", "ymm20", "ymm24", "ymm28"), ("ymm17", "ymm21", "ymm25", "ymm29"),
+                ("ymm18", "ymm22", "ymm26", "ymm30"), ("ymm19", "ymm23", "ymm27", "ymm31")),
+            round4!("x", (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)),
+            round4!(lit ("ymm16", "ymm21", "ymm26", "ymm31"), ("ymm17", "ymm22", "ymm27", "ymm28"),
+                ("ymm18", "ymm23", "ymm24", "ymm29"), ("ymm19", "ymm20", "ymm25", "ymm30")),
+            "dec {n:e}",
+            "jnz 2b",
+            half16!(park "pk"),
+            n = inout(reg) 10u32 => _,
+            st = in(reg) state.as_ptr(),
+            k = in(reg) counters.as_ptr(),
+            pk = in(reg) pk,
+            x0 = out(ymm_reg) x[0], x1 = out(ymm_reg) x[1],
+            x2 = out(ymm_reg) x[2], x3 = out(ymm_reg) x[3],
+            x4 = out(ymm_reg) x[4], x5 = out(ymm_reg) x[5],
+            x6 = out(ymm_reg) x[6], x7 = out(ymm_reg) x[7],
+            x8 = out(ymm_reg) x[8], x9 = out(ymm_reg) x[9],
+            x10 = out(ymm_reg) x[10], x11 = out(ymm_reg) x[11],
+            x12 = out(ymm_reg) x[12], x13 = out(ymm_reg) x[13],
+            x14 = out(ymm_reg) x[14], x15 = out(ymm_reg) x[15],
+            out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
+            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
+            out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
+            out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
+            options(nostack),
+        );
+    }
+    let word = |i: usize| _mm256_set1_epi32(state[i] as i32);
+    let init = |set: usize| {
+        move |i: usize| match i {
+            12 => _mm256_add_epi32(word(12), counters[set]),
+            _ => word(i),
+        }
+    };
+    // The caller's contract: 1024 bytes at each.
+    finish8!(x, init(0), src, dst);
+    // SAFETY: 512 bytes on, still inside (the caller's contract).
+    let (src, dst) = unsafe { (src.add(512), dst.add(512)) };
+    finish8!(parked, init(1), src, dst);
 }
 
 /// XOR thirty-two keystream blocks (counters state[12] .. +31) into the
@@ -651,12 +817,33 @@ pub(crate) unsafe fn thirty_two_mac(
     finish_two!(x, parked, state, counters, src, dst);
 }
 
+/// XOR sixteen keystream blocks (counters state[12] .. +15) into the 1024
+/// bytes at `src`, writing them to `dst`: as two sets of eight in 256-bit
+/// registers where the CPU has AVX-512VL ([`sixteen_halves`]; one KiB
+/// 194 → 172 ns, a micro-benchmark's median of 31 on the 2-core AMD EPYC,
+/// Zen 4), else as one set of sixteen.
+///
+/// # Safety
+/// AVX-512F; `src` and `dst` each valid for 1024 bytes (the same, or
+/// apart).
+#[target_feature(enable = "avx512f")]
+unsafe fn sixteen_any(state: &[u32; 16], src: *const u8, dst: *mut u8) {
+    // SAFETY: AVX-512F (this function requires it), VL where detected; the
+    // caller's 1024 bytes at each pointer.
+    unsafe {
+        match crate::cpu::Avx512Vl::detect() {
+            Some(_) => sixteen_halves(state, src, dst),
+            None => sixteen::<0>(state, src, dst, &[], &mut []),
+        }
+    }
+}
+
 /// XOR sixteen keystream blocks (counters state[12] .. +15) into `buf`.
 #[target_feature(enable = "avx512f")]
 fn sixteen_blocks(state: &[u32; 16], buf: &mut [u8; 1024]) {
     let p = buf.as_mut_ptr();
     // SAFETY: the 1024 bytes of `buf`, read and written through one pointer.
-    unsafe { sixteen::<0>(state, p, p, &[], &mut []) }
+    unsafe { sixteen_any(state, p, p) }
 }
 
 /// The longest tail [`first_and_key`] carries beside the one-time key:
@@ -766,15 +953,7 @@ pub(crate) fn xor_keystream_into(
     for at in (pairs..whole).step_by(1024) {
         // SAFETY: the Avx512 token exists only when the CPU has AVX-512F;
         // 1024 bytes from `at` < whole lie inside both slices (same length).
-        unsafe {
-            sixteen::<0>(
-                &st,
-                src[at..].as_ptr(),
-                dst[at..].as_mut_ptr(),
-                &[],
-                &mut [],
-            )
-        };
+        unsafe { sixteen_any(&st, src[at..].as_ptr(), dst[at..].as_mut_ptr()) };
         st[12] = st[12].wrapping_add(16);
     }
     dst[whole..].copy_from_slice(&src[whole..]);
@@ -944,6 +1123,41 @@ mod tests {
                     chain(starts[1], &macced[1100..1100 + n]),
                     "chain b, key {ki}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn sixteen_halves_gives_every_block_in_place_and_apart() {
+        if Avx512::detect().is_none() || crate::cpu::Avx512Vl::detect().is_none() {
+            return;
+        }
+        let key: [u8; 32] = core::array::from_fn(|i| (i * 5 + 9) as u8);
+        let nonce = [4u8; 12];
+        // Counters that wrap inside the first set, between the sets, inside
+        // the second, and none.
+        for start in [u32::MAX - 3, u32::MAX - 7, u32::MAX - 11, 1] {
+            let st = portable::init_state(&key, start, &nonce);
+            let src: Vec<u8> = (0..1024).map(|i| (i * 41 % 251) as u8).collect();
+            let (mut inplace, mut apart) = (src.clone(), vec![0x5au8; 1024]);
+            // SAFETY: AVX-512F and VL checked above; 1024 bytes at each.
+            unsafe {
+                sixteen_halves(&st, inplace.as_ptr(), inplace.as_mut_ptr());
+                sixteen_halves(&st, src.as_ptr(), apart.as_mut_ptr());
+            }
+            for j in 0..16 {
+                let ks = block(&key, &nonce, start.wrapping_add(j as u32));
+                let want: Vec<u8> = src[64 * j..64 * j + 64]
+                    .iter()
+                    .zip(ks)
+                    .map(|(a, b)| a ^ b)
+                    .collect();
+                assert_eq!(
+                    &inplace[64 * j..64 * j + 64],
+                    &want[..],
+                    "start {start} block {j}"
+                );
+                assert_eq!(&apart[64 * j..64 * j + 64], &want[..], "apart, block {j}");
             }
         }
     }
