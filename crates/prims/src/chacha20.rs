@@ -26,6 +26,63 @@ macro_rules! rot_prold {
 }
 
 #[cfg(target_arch = "x86_64")]
+/// Add the input words (`$init(i)` for word i) to eight blocks' final
+/// state `$v` (256-bit registers, vertical layout), pair the 128-bit halves
+/// into whole blocks and XOR them into the 512 bytes at `$src`, writing
+/// them to `$dst`: eight blocks' finish (the AVX2 code's
+/// transposes, shared by the AVX2 and AVX-512 code). Needs AVX2; `$src` and
+/// `$dst` each valid for 512 bytes.
+macro_rules! finish8 {
+    ($v:expr, $init:expr, $src:expr, $dst:expr) => {{
+        let (v, init, src, dst): (&mut [__m256i; 16], _, *const u8, *mut u8) =
+            (&mut $v, $init, $src, $dst);
+        for (i, w) in v.iter_mut().enumerate() {
+            *w = _mm256_add_epi32(*w, init(i));
+        }
+        // t[g][j]: block j's words 4g..4g+3 (low half), block j+4's (high).
+        let mut t = [[_mm256_setzero_si256(); 4]; 4];
+        for g in 0..4 {
+            let (t0, t1, t2, t3) = (v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3]);
+            let a = _mm256_unpacklo_epi32(t0, t1);
+            let b = _mm256_unpacklo_epi32(t2, t3);
+            let c = _mm256_unpackhi_epi32(t0, t1);
+            let d = _mm256_unpackhi_epi32(t2, t3);
+            t[g] = [
+                _mm256_unpacklo_epi64(a, b),
+                _mm256_unpackhi_epi64(a, b),
+                _mm256_unpacklo_epi64(c, d),
+                _mm256_unpackhi_epi64(c, d),
+            ];
+        }
+        for j in 0..4 {
+            let halves = [
+                (64 * j, _mm256_permute2x128_si256::<0x20>(t[0][j], t[1][j])),
+                (
+                    64 * j + 32,
+                    _mm256_permute2x128_si256::<0x20>(t[2][j], t[3][j]),
+                ),
+                (
+                    64 * (j + 4),
+                    _mm256_permute2x128_si256::<0x31>(t[0][j], t[1][j]),
+                ),
+                (
+                    64 * (j + 4) + 32,
+                    _mm256_permute2x128_si256::<0x31>(t[2][j], t[3][j]),
+                ),
+            ];
+            for (off, ks) in halves {
+                // SAFETY: 32 bytes at off < 512 of the source and the
+                // destination (the caller's contract); each read before written.
+                unsafe {
+                    let x = _mm256_xor_si256(_mm256_loadu_si256(src.add(off).cast()), ks);
+                    _mm256_storeu_si256(dst.add(off).cast(), x);
+                }
+            }
+        }
+    }};
+}
+
+#[cfg(target_arch = "x86_64")]
 pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;

@@ -94,48 +94,9 @@ pub(crate) fn eight_blocks_with(
         qr!(v, 3, 4, 9, 14, r16, r8);
         between(dr);
     }
-    for i in 0..16 {
-        v[i] = _mm256_add_epi32(v[i], init[i]);
-    }
-    // Per group g of four words: t[j] holds block j's words in its low half
-    // and block j+4's in its high half.
-    let mut t = [[_mm256_setzero_si256(); 4]; 4];
-    for g in 0..4 {
-        let (t0, t1, t2, t3) = (v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3]);
-        let a = _mm256_unpacklo_epi32(t0, t1);
-        let b = _mm256_unpacklo_epi32(t2, t3);
-        let c = _mm256_unpackhi_epi32(t0, t1);
-        let d = _mm256_unpackhi_epi32(t2, t3);
-        t[g] = [
-            _mm256_unpacklo_epi64(a, b),
-            _mm256_unpackhi_epi64(a, b),
-            _mm256_unpacklo_epi64(c, d),
-            _mm256_unpackhi_epi64(c, d),
-        ];
-    }
-    for j in 0..4 {
-        let halves = [
-            (64 * j, _mm256_permute2x128_si256::<0x20>(t[0][j], t[1][j])),
-            (
-                64 * j + 32,
-                _mm256_permute2x128_si256::<0x20>(t[2][j], t[3][j]),
-            ),
-            (
-                64 * (j + 4),
-                _mm256_permute2x128_si256::<0x31>(t[0][j], t[1][j]),
-            ),
-            (
-                64 * (j + 4) + 32,
-                _mm256_permute2x128_si256::<0x31>(t[2][j], t[3][j]),
-            ),
-        ];
-        for (off, ks) in halves {
-            let p = buf[off..off + 32].as_mut_ptr().cast::<__m256i>();
-            // SAFETY: p points to 32 bytes inside `buf` (the slice above is
-            // bounds-checked); unaligned loads and stores are allowed.
-            unsafe { _mm256_storeu_si256(p, _mm256_xor_si256(_mm256_loadu_si256(p), ks)) };
-        }
-    }
+    let p = buf.as_mut_ptr();
+    // The 512 bytes of `buf`, read and written through one pointer.
+    finish8!(v, |i: usize| init[i], p, p);
 }
 
 /// A block's four rows, as 128-bit registers.

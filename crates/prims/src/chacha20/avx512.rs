@@ -320,61 +320,6 @@ macro_rules! half16 {
     };
 }
 
-/// Add the input words (`$init(i)` for word i) to eight blocks' final
-/// state `$v` (256-bit registers, vertical layout), pair the 128-bit halves
-/// into whole blocks and XOR them into the 512 bytes at `$src`, writing
-/// them to `$dst`: [`finish!`] for eight blocks (the AVX2 code's
-/// transposes). Needs AVX2; `$src` and `$dst` each valid for 512 bytes.
-macro_rules! finish8 {
-    ($v:expr, $init:expr, $src:expr, $dst:expr) => {{
-        let (v, init, src, dst): (&mut [__m256i; 16], _, *const u8, *mut u8) =
-            (&mut $v, $init, $src, $dst);
-        for (i, w) in v.iter_mut().enumerate() {
-            *w = _mm256_add_epi32(*w, init(i));
-        }
-        // t[g][j]: block j's words 4g..4g+3 (low half), block j+4's (high).
-        let mut t = [[_mm256_setzero_si256(); 4]; 4];
-        for g in 0..4 {
-            let (t0, t1, t2, t3) = (v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3]);
-            let a = _mm256_unpacklo_epi32(t0, t1);
-            let b = _mm256_unpacklo_epi32(t2, t3);
-            let c = _mm256_unpackhi_epi32(t0, t1);
-            let d = _mm256_unpackhi_epi32(t2, t3);
-            t[g] = [
-                _mm256_unpacklo_epi64(a, b),
-                _mm256_unpackhi_epi64(a, b),
-                _mm256_unpacklo_epi64(c, d),
-                _mm256_unpackhi_epi64(c, d),
-            ];
-        }
-        for j in 0..4 {
-            let halves = [
-                (64 * j, _mm256_permute2x128_si256::<0x20>(t[0][j], t[1][j])),
-                (
-                    64 * j + 32,
-                    _mm256_permute2x128_si256::<0x20>(t[2][j], t[3][j]),
-                ),
-                (
-                    64 * (j + 4),
-                    _mm256_permute2x128_si256::<0x31>(t[0][j], t[1][j]),
-                ),
-                (
-                    64 * (j + 4) + 32,
-                    _mm256_permute2x128_si256::<0x31>(t[2][j], t[3][j]),
-                ),
-            ];
-            for (off, ks) in halves {
-                // SAFETY: 32 bytes at off < 512 of the source and the
-                // destination (the caller's contract); each read before written.
-                unsafe {
-                    let x = _mm256_xor_si256(_mm256_loadu_si256(src.add(off).cast()), ks);
-                    _mm256_storeu_si256(dst.add(off).cast(), x);
-                }
-            }
-        }
-    }};
-}
-
 /// XOR sixteen keystream blocks (counters state[12] .. +15) into the 1024
 /// bytes at `src`, writing them to `dst`: two sets of eight in the
 /// vertical layout in 256-bit registers (AVX-512VL: 32 of them, and
@@ -449,6 +394,55 @@ unsafe fn sixteen_halves(state: &[u32; 16], src: *const u8, dst: *mut u8) {
     finish8!(parked, init(1), src, dst);
 }
 
+/// The assembly of [`thirty_two`] and [`thirty_two_mac`]: `head` (which
+/// sets set x's sixteen registers and word 12 of set y), set y copied from
+/// x, then ten double rounds of the two sets, each set's column and
+/// diagonal rounds alternating with the other's and `between` placed before
+/// each (the MAC's blocks, or nothing); `tail` counts the loop and parks
+/// set y. Set x's registers end in `$x`; the other operands follow.
+macro_rules! two_sets_asm {
+    (
+        $x:ident,
+        head: [$($head:tt)*],
+        between: [$($between:tt)*],
+        tail: [$($tail:tt)*],
+        $($operands:tt)*
+    ) => {
+        core::arch::asm!(
+            $($head)*
+            copy15!("y", "x"),
+            "2:",
+            $($between)*
+            round4!("x", (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)),
+            $($between)*
+            round4!("y", (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)),
+            $($between)*
+            round4!("x", (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)),
+            $($between)*
+            round4!("y", (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)),
+            $($tail)*
+            $($operands)*
+            x0 = out(zmm_reg) $x[0], x1 = out(zmm_reg) $x[1],
+            x2 = out(zmm_reg) $x[2], x3 = out(zmm_reg) $x[3],
+            x4 = out(zmm_reg) $x[4], x5 = out(zmm_reg) $x[5],
+            x6 = out(zmm_reg) $x[6], x7 = out(zmm_reg) $x[7],
+            x8 = out(zmm_reg) $x[8], x9 = out(zmm_reg) $x[9],
+            x10 = out(zmm_reg) $x[10], x11 = out(zmm_reg) $x[11],
+            x12 = out(zmm_reg) $x[12], x13 = out(zmm_reg) $x[13],
+            x14 = out(zmm_reg) $x[14], x15 = out(zmm_reg) $x[15],
+            y0 = out(zmm_reg) _, y1 = out(zmm_reg) _,
+            y2 = out(zmm_reg) _, y3 = out(zmm_reg) _,
+            y4 = out(zmm_reg) _, y5 = out(zmm_reg) _,
+            y6 = out(zmm_reg) _, y7 = out(zmm_reg) _,
+            y8 = out(zmm_reg) _, y9 = out(zmm_reg) _,
+            y10 = out(zmm_reg) _, y11 = out(zmm_reg) _,
+            y12 = out(zmm_reg) _, y13 = out(zmm_reg) _,
+            y14 = out(zmm_reg) _, y15 = out(zmm_reg) _,
+            options(nostack),
+        )
+    };
+}
+
 /// XOR thirty-two keystream blocks (counters state[12] .. +31) into the
 /// 2048 bytes at `src`, writing them to `dst`: two sets of sixteen in the
 /// vertical layout, in all 32 vector registers, each set's column and
@@ -486,41 +480,20 @@ unsafe fn thirty_two(state: &[u32; 16], src: *const u8, dst: *mut u8) {
     // broadcast inside it so that no value computed before it is live
     // across it (every register is taken there).
     unsafe {
-        core::arch::asm!(
-            broadcast16!("x", "st"),
-            "vpaddd {x12}, {x12}, [{k}]",
-            "vpbroadcastd {y12}, dword ptr [{st} + 48]",
-            "vpaddd {y12}, {y12}, [{k} + 64]",
-            copy15!("y", "x"),
-            "2:",
-            round4!("x", (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)),
-            round4!("y", (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)),
-            round4!("x", (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)),
-            round4!("y", (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)),
-            "dec {n:e}",
-            "jnz 2b",
-            park16!("y", "pk"),
+        two_sets_asm!(
+            x,
+            head: [
+                broadcast16!("x", "st"),
+                "vpaddd {x12}, {x12}, [{k}]",
+                "vpbroadcastd {y12}, dword ptr [{st} + 48]",
+                "vpaddd {y12}, {y12}, [{k} + 64]",
+            ],
+            between: [],
+            tail: ["dec {n:e}", "jnz 2b", park16!("y", "pk"),],
             n = inout(reg) 10u32 => _,
             st = in(reg) state.as_ptr(),
             k = in(reg) counters.as_ptr(),
             pk = in(reg) pk,
-            x0 = out(zmm_reg) x[0], x1 = out(zmm_reg) x[1],
-            x2 = out(zmm_reg) x[2], x3 = out(zmm_reg) x[3],
-            x4 = out(zmm_reg) x[4], x5 = out(zmm_reg) x[5],
-            x6 = out(zmm_reg) x[6], x7 = out(zmm_reg) x[7],
-            x8 = out(zmm_reg) x[8], x9 = out(zmm_reg) x[9],
-            x10 = out(zmm_reg) x[10], x11 = out(zmm_reg) x[11],
-            x12 = out(zmm_reg) x[12], x13 = out(zmm_reg) x[13],
-            x14 = out(zmm_reg) x[14], x15 = out(zmm_reg) x[15],
-            y0 = out(zmm_reg) _, y1 = out(zmm_reg) _,
-            y2 = out(zmm_reg) _, y3 = out(zmm_reg) _,
-            y4 = out(zmm_reg) _, y5 = out(zmm_reg) _,
-            y6 = out(zmm_reg) _, y7 = out(zmm_reg) _,
-            y8 = out(zmm_reg) _, y9 = out(zmm_reg) _,
-            y10 = out(zmm_reg) _, y11 = out(zmm_reg) _,
-            y12 = out(zmm_reg) _, y13 = out(zmm_reg) _,
-            y14 = out(zmm_reg) _, y15 = out(zmm_reg) _,
-            options(nostack),
         );
     }
     // The caller's contract: 2048 bytes at each.
@@ -766,27 +739,23 @@ pub(crate) unsafe fn thirty_two_mac(
     // 640 at each of `pa` and `pb` (the caller's contract), and `ctx`;
     // writes the 1024 bytes of `parked` and `ctx`'s loop count.
     unsafe {
-        core::arch::asm!(
-            "mov rdx, qword ptr [{ctx}]",
-            broadcast16!(raw "x", "rdx"),
-            "vpbroadcastd {y12}, dword ptr [rdx + 48]",
-            "mov rdx, qword ptr [{ctx} + 8]",
-            "vpaddd {x12}, {x12}, [rdx]",
-            "vpaddd {y12}, {y12}, [rdx + 64]",
-            copy15!("y", "x"),
-            "2:",
-            mac_pair!(),
-            round4!("x", (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)),
-            mac_pair!(),
-            round4!("y", (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)),
-            mac_pair!(),
-            round4!("x", (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)),
-            mac_pair!(),
-            round4!("y", (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)),
-            "dec qword ptr [{ctx} + 48]",
-            "jnz 2b",
-            "mov rdx, qword ptr [{ctx} + 16]",
-            park16!(raw "y", "rdx"),
+        two_sets_asm!(
+            x,
+            head: [
+                "mov rdx, qword ptr [{ctx}]",
+                broadcast16!(raw "x", "rdx"),
+                "vpbroadcastd {y12}, dword ptr [rdx + 48]",
+                "mov rdx, qword ptr [{ctx} + 8]",
+                "vpaddd {x12}, {x12}, [rdx]",
+                "vpaddd {y12}, {y12}, [rdx + 64]",
+            ],
+            between: [mac_pair!(),],
+            tail: [
+                "dec qword ptr [{ctx} + 48]",
+                "jnz 2b",
+                "mov rdx, qword ptr [{ctx} + 16]",
+                park16!(raw "y", "rdx"),
+            ],
             ctx = in(reg) ctx.as_mut_ptr(),
             pa = inout(reg) pa => _,
             pb = inout(reg) pb => _,
@@ -794,23 +763,6 @@ pub(crate) unsafe fn thirty_two_mac(
             b0 = inout(reg) *b0, b1 = inout(reg) *b1, b2 = inout(reg) *b2,
             t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _,
             out("rdx") _,
-            x0 = out(zmm_reg) x[0], x1 = out(zmm_reg) x[1],
-            x2 = out(zmm_reg) x[2], x3 = out(zmm_reg) x[3],
-            x4 = out(zmm_reg) x[4], x5 = out(zmm_reg) x[5],
-            x6 = out(zmm_reg) x[6], x7 = out(zmm_reg) x[7],
-            x8 = out(zmm_reg) x[8], x9 = out(zmm_reg) x[9],
-            x10 = out(zmm_reg) x[10], x11 = out(zmm_reg) x[11],
-            x12 = out(zmm_reg) x[12], x13 = out(zmm_reg) x[13],
-            x14 = out(zmm_reg) x[14], x15 = out(zmm_reg) x[15],
-            y0 = out(zmm_reg) _, y1 = out(zmm_reg) _,
-            y2 = out(zmm_reg) _, y3 = out(zmm_reg) _,
-            y4 = out(zmm_reg) _, y5 = out(zmm_reg) _,
-            y6 = out(zmm_reg) _, y7 = out(zmm_reg) _,
-            y8 = out(zmm_reg) _, y9 = out(zmm_reg) _,
-            y10 = out(zmm_reg) _, y11 = out(zmm_reg) _,
-            y12 = out(zmm_reg) _, y13 = out(zmm_reg) _,
-            y14 = out(zmm_reg) _, y15 = out(zmm_reg) _,
-            options(nostack),
         );
     }
     // The caller's contract: 2048 bytes at each.
@@ -1013,6 +965,26 @@ mod tests {
         b
     }
 
+    /// Each of `got` (in place, apart) is `src` XORed with the keystream
+    /// from block `start`, one block at a time.
+    fn each_block(key: &[u8; 32], nonce: &[u8; 12], start: u32, src: &[u8], got: [&[u8]; 2]) {
+        for j in 0..src.len() / 64 {
+            let ks = block(key, nonce, start.wrapping_add(j as u32));
+            let want: Vec<u8> = src[64 * j..64 * j + 64]
+                .iter()
+                .zip(ks)
+                .map(|(a, b)| a ^ b)
+                .collect();
+            for (g, how) in got.iter().zip(["in place", "apart"]) {
+                assert_eq!(
+                    &g[64 * j..64 * j + 64],
+                    &want[..],
+                    "start {start} block {j} {how}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn thirty_two_gives_every_block_in_place_and_apart() {
         let Some(t) = Avx512::detect() else { return };
@@ -1030,20 +1002,7 @@ mod tests {
                 thirty_two(&st, inplace.as_ptr(), inplace.as_mut_ptr());
                 thirty_two(&st, src.as_ptr(), apart.as_mut_ptr());
             }
-            for j in 0..32 {
-                let ks = block(&key, &nonce, start.wrapping_add(j as u32));
-                let want: Vec<u8> = src[64 * j..64 * j + 64]
-                    .iter()
-                    .zip(ks)
-                    .map(|(a, b)| a ^ b)
-                    .collect();
-                assert_eq!(
-                    &inplace[64 * j..64 * j + 64],
-                    &want[..],
-                    "start {start} block {j}"
-                );
-                assert_eq!(&apart[64 * j..64 * j + 64], &want[..], "apart, block {j}");
-            }
+            each_block(&key, &nonce, start, &src, [&inplace, &apart]);
         }
         // Through the public calls: every length from 2 KiB to 5 KiB in
         // steps that cross the pairs, the single chunks and the tails.
@@ -1145,20 +1104,7 @@ mod tests {
                 sixteen_halves(&st, inplace.as_ptr(), inplace.as_mut_ptr());
                 sixteen_halves(&st, src.as_ptr(), apart.as_mut_ptr());
             }
-            for j in 0..16 {
-                let ks = block(&key, &nonce, start.wrapping_add(j as u32));
-                let want: Vec<u8> = src[64 * j..64 * j + 64]
-                    .iter()
-                    .zip(ks)
-                    .map(|(a, b)| a ^ b)
-                    .collect();
-                assert_eq!(
-                    &inplace[64 * j..64 * j + 64],
-                    &want[..],
-                    "start {start} block {j}"
-                );
-                assert_eq!(&apart[64 * j..64 * j + 64], &want[..], "apart, block {j}");
-            }
+            each_block(&key, &nonce, start, &src, [&inplace, &apart]);
         }
     }
 
