@@ -583,7 +583,7 @@ fn run_ct_pass(
             sink.total,
             r.algorithm,
             r.backend,
-            r.implementation,
+            r.label(),
             r.memcheck,
             r.max_abs_t,
             r.verdict.name()
@@ -1839,7 +1839,7 @@ pub(crate) fn ct_pass(
                 "{:<20} {:<10} {:<44} {:<9} {:>8.2} {:<14}{}",
                 r.algorithm,
                 r.backend,
-                r.implementation,
+                r.label(),
                 r.memcheck,
                 r.max_abs_t,
                 r.verdict.name(),

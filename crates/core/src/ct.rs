@@ -55,6 +55,25 @@ pub struct CtRecord {
     /// Whether the name's `-nct` (not constant time) agrees with the
     /// verdict (null for library implementations and inconclusive ones).
     pub label_agrees: Option<bool>,
+    /// Bytes of secret input per call: 64, or more for a long-message
+    /// target (64 for records written before this field existed).
+    #[serde(default = "short_input")]
+    pub input_bytes: usize,
     pub method: String,
     pub time: String,
+}
+
+fn short_input() -> usize {
+    64
+}
+
+impl CtRecord {
+    /// The implementation, with its input's length where it is not the
+    /// usual 64 bytes ("chacha20/avx512+poly1305/ifma, 5120 B").
+    pub fn label(&self) -> String {
+        match self.input_bytes {
+            64 => self.implementation.clone(),
+            n => format!("{}, {n} B", self.implementation),
+        }
+    }
 }

@@ -82,7 +82,7 @@ pub fn section(records: &[CtRecord]) -> String {
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td{class}>{}</td><td>{}</td></tr>",
             escape(&r.algorithm),
             escape(&r.backend),
-            escape(&r.implementation),
+            escape(&r.label()),
             escape(&r.memcheck),
             r.max_abs_t,
             r.measurements,
@@ -109,7 +109,7 @@ fn cells(r: &CtRecord) -> [String; 7] {
     [
         r.algorithm.clone(),
         r.backend.clone(),
-        r.implementation.clone(),
+        r.label(),
         r.memcheck.clone(),
         format!("{:.2}", r.max_abs_t),
         r.measurements.to_string(),
