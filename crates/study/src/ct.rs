@@ -188,15 +188,13 @@ pub fn targets() -> Vec<Target> {
                 e.needs.clone(),
                 Kind::Aead(a, e.id()),
             );
-            if LONG.contains(&e.variant.as_str()) {
-                let mut long = t.clone();
-                long.id = format!("{}@{LONG_INPUT}", t.id);
-                long.input = LONG_INPUT;
-                v.push(t);
-                v.push(long);
-            } else {
-                v.push(t);
-            }
+            let long = LONG.contains(&e.variant.as_str()).then(|| Target {
+                id: format!("{}@{LONG_INPUT}", t.id),
+                input: LONG_INPUT,
+                ..t.clone()
+            });
+            v.push(t);
+            v.extend(long);
         }
         if let Some(e) = entries.iter().find(|e| {
             e.provider.name != "ango" && !ango_verify::defects::concerns_entry(e, a.name())

@@ -579,99 +579,44 @@ pub(crate) fn pair_mac(
 /// the next (the products on the integer multiplier, not the vector units).
 ///
 /// [`radix64`]: crate::poly1305::radix64
+#[rustfmt::skip]
 macro_rules! mac_block {
     ($h0:literal, $h1:literal, $h2:literal, $p:literal) => {
         concat!(
-            "add {",
-            $h0,
-            "}, qword ptr [",
-            $p,
-            "]\n",
-            "adc {",
-            $h1,
-            "}, qword ptr [",
-            $p,
-            " + 8]\n",
-            "adc {",
-            $h2,
-            "}, 1\n",
-            "mov rdx, {",
-            $h0,
-            "}\n",
+            "add {", $h0, "}, qword ptr [", $p, "]\n",
+            "adc {", $h1, "}, qword ptr [", $p, " + 8]\n",
+            "adc {", $h2, "}, 1\n",
+            "mov rdx, {", $h0, "}\n",
             // d0 = h0·r0 + h1·s1 in t1:t0; d1 = h0·r1 + h1·r0 + h2·s1 in
             // h0:t2; d2 = h2·r0.
             "mulx {t1}, {t0}, qword ptr [{ctx} + 24]\n",
-            "mulx {",
-            $h0,
-            "}, {t2}, qword ptr [{ctx} + 32]\n",
-            "mov rdx, {",
-            $h1,
-            "}\n",
-            "mulx {",
-            $h1,
-            "}, {t3}, qword ptr [{ctx} + 40]\n",
+            "mulx {", $h0, "}, {t2}, qword ptr [{ctx} + 32]\n",
+            "mov rdx, {", $h1, "}\n",
+            "mulx {", $h1, "}, {t3}, qword ptr [{ctx} + 40]\n",
             "add {t0}, {t3}\n",
-            "adc {t1}, {",
-            $h1,
-            "}\n",
-            "mulx {",
-            $h1,
-            "}, {t3}, qword ptr [{ctx} + 24]\n",
+            "adc {t1}, {", $h1, "}\n",
+            "mulx {", $h1, "}, {t3}, qword ptr [{ctx} + 24]\n",
             "add {t2}, {t3}\n",
-            "adc {",
-            $h0,
-            "}, {",
-            $h1,
-            "}\n",
-            "mov rdx, {",
-            $h2,
-            "}\n",
+            "adc {", $h0, "}, {", $h1, "}\n",
+            "mov rdx, {", $h2, "}\n",
             "imul rdx, qword ptr [{ctx} + 40]\n",
-            "imul {",
-            $h2,
-            "}, qword ptr [{ctx} + 24]\n",
+            "imul {", $h2, "}, qword ptr [{ctx} + 24]\n",
             "add {t2}, rdx\n",
-            "adc {",
-            $h0,
-            "}, 0\n",
+            "adc {", $h0, "}, 0\n",
             // d1 += d0 >> 64; d2 += d1 >> 64 (in h0).
             "add {t2}, {t1}\n",
-            "adc {",
-            $h0,
-            "}, {",
-            $h2,
-            "}\n",
+            "adc {", $h0, "}, {", $h2, "}\n",
             // Fold the bits from 2^130 up: c = (d2 & !3) + (d2 >> 2).
-            "mov {",
-            $h2,
-            "}, {",
-            $h0,
-            "}\n",
-            "and {",
-            $h2,
-            "}, 3\n",
-            "mov rdx, {",
-            $h0,
-            "}\n",
+            "mov {", $h2, "}, {", $h0, "}\n",
+            "and {", $h2, "}, 3\n",
+            "mov rdx, {", $h0, "}\n",
             "shr rdx, 2\n",
-            "and {",
-            $h0,
-            "}, -4\n",
-            "add {",
-            $h0,
-            "}, rdx\n",
-            "add {",
-            $h0,
-            "}, {t0}\n",
-            "mov {",
-            $h1,
-            "}, {t2}\n",
-            "adc {",
-            $h1,
-            "}, 0\n",
-            "adc {",
-            $h2,
-            "}, 0\n",
+            "and {", $h0, "}, -4\n",
+            "add {", $h0, "}, rdx\n",
+            "add {", $h0, "}, {t0}\n",
+            "mov {", $h1, "}, {t2}\n",
+            "adc {", $h1, "}, 0\n",
+            "adc {", $h2, "}, 0\n",
         )
     };
 }
@@ -692,12 +637,14 @@ macro_rules! mac_pair {
 /// [`thirty_two`] with Poly1305 between its double rounds: [`CHAIN_BLOCKS`]
 /// blocks from `pa` into the chain `a` and as many from `pb` into the
 /// chain `b` (`[pa, pb]`, `[a, b]`), each by the radix-2^64 code's step
-/// with the clamped r (`key`: r0, r1, s1) — one block of each chain before each set's round,
-/// so the MAC, on the integer multiplier, runs beside the vector rounds
-/// instead of after them. Its chains are bound by their latency: one
-/// chain alone absorbed 64 blocks in ~940 cycles, two side by side 64 each
-/// in ~1,430, against ~1,100 for the double rounds; so a call takes what
-/// fits beside them and the IFMA code the rest. Measured alone (sixteen
+/// with the clamped r (`key`: r0, r1, s1) — one block of each chain before
+/// each set's round, so the MAC, on the integer units, runs beside the
+/// vector rounds instead of after them. The MAC alone is slower than the
+/// rounds (assembly micro-benchmarks, medians of 31 at ~3.65 GHz): one
+/// chain absorbed 64 blocks in ~940 cycles (its latency), two side by
+/// side 64 each in ~1,430 (the integer units' throughput), against
+/// ~1,100 for the double rounds; so a call takes what fits beside them
+/// and the IFMA code the rest. Measured alone (sixteen
 /// KiB of ChaCha20 in eight calls, a micro-benchmark's median of 31 on the
 /// 2-core AMD EPYC, Zen 4): no MAC 2,703 ns; 40 blocks a chain 2,834
 /// (1,280 bytes a call: 10 KiB for ~130 ns, against ~650 for the IFMA
