@@ -365,6 +365,8 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     };
     let mut env = capture_env(&run_id);
     env.pinned_cpu = pinned;
+    let noise = ango_harness::noise::NoiseWatch::start();
+    env.noise = Some(noise.so_far());
     if let Some(d) = &dir {
         d.write_json(ENV, &env)?;
         esay!(
@@ -475,6 +477,7 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         }
     }
     env.suite_seconds = suite_seconds;
+    env.noise = Some(noise.finish());
     if let Some(d) = &sink.dir {
         d.write_json(ENV, &env)?;
     }

@@ -27,8 +27,8 @@ pub use pk::{
     Timing,
 };
 pub use record::{
-    EnvInfo, MultiCore, PkRecord, PkSamples, SpeedRecord, TlsCapture, TlsRecord, TlsTcp,
-    TlsTwoHost, WorkerFigure, SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
+    AutoPick, EnvInfo, MultiCore, Paired, PairedVs, PkRecord, PkSamples, SpeedRecord, TlsCapture,
+    TlsRecord, TlsTcp, TlsTwoHost, WorkerFigure, SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
 };
 pub use stats::Stats;
 pub use tls_records::{SuiteOffer, TlsBulkRecord, TlsPolicyRecord, TlsRecordsRecord};

@@ -101,6 +101,72 @@ pub struct SpeedRecord {
     /// scaling against one worker measured just before in the same run.
     #[serde(default)]
     pub multi: Option<MultiCore>,
+    /// The ratio of this point to every other implementation measured
+    /// beside it, round by round; null when it was measured alone (and in
+    /// records written before this field).
+    #[serde(default)]
+    pub paired: Option<Paired>,
+    /// For ango's `auto` implementation: the variant that ran at this size
+    /// and how it was chosen; null otherwise.
+    #[serde(default)]
+    pub auto: Option<AutoPick>,
+}
+
+/// A point's ratios to the implementations sampled in turn with it (the
+/// same algorithm, operation, size and setting, one sample of each per
+/// round): each the other's time per message over this one's, per round,
+/// so above 1 this one is faster.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Paired {
+    /// How the per-round ratios are summarised: `hodges-lehmann` (the
+    /// median of the Walsh averages of the log ratios, with the interval of
+    /// the Wilcoxon signed-rank test).
+    pub estimator: String,
+    /// Rounds taken (one sample of every member each).
+    pub rounds: u64,
+    /// Whether every member's ratio to the group's fastest had a 95%
+    /// interval within `steady_within` when the rounds ended.
+    pub steady: bool,
+    /// The steadiness asked (0.01: ±1%); null when rounds were not cut short
+    /// by it (`--samples N`).
+    pub steady_within: Option<f64>,
+    pub vs: Vec<PairedVs>,
+}
+
+/// One ratio of a [`Paired`] block.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairedVs {
+    pub backend: String,
+    pub implementation: String,
+    /// The other's time over this one's (above 1: this one is faster).
+    pub ratio: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+}
+
+impl SpeedRecord {
+    /// This point's paired ratio to `backend` (and `implementation`, when
+    /// given): the other's time over this one's, with its interval.
+    pub fn paired_to(&self, backend: &str, implementation: Option<&str>) -> Option<&PairedVs> {
+        self.paired
+            .as_ref()?
+            .vs
+            .iter()
+            .find(|v| v.backend == backend && implementation.is_none_or(|i| v.implementation == i))
+    }
+}
+
+/// How ango's `auto` implementation chose the variant that ran a point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutoPick {
+    /// The variant that ran (`aes/vaes512+ghash/vpclmul`).
+    pub variant: String,
+    /// The size class the message fell in: the length the choice was
+    /// measured at.
+    pub class_bytes: u64,
+    /// `measured` (by this run's tuning), `cache` (a tuning of this CPU and
+    /// build read back) or `features` (no tuning: the CPU's feature flags).
+    pub chosen_by: String,
 }
 
 /// The multi-core figures of one point (`--multi`): N workers, each pinned
@@ -234,6 +300,96 @@ pub struct EnvInfo {
     /// (written when the run ends; empty while it runs and in older runs).
     #[serde(default)]
     pub suite_seconds: Vec<SuiteTime>,
+    /// How noisy the machine was during the run (null in older runs).
+    #[serde(default)]
+    pub noise: Option<Noise>,
+    /// How ango's `auto` variants were chosen for this CPU (null when the
+    /// run measured none of them, and in older runs).
+    #[serde(default)]
+    pub tuning: Option<serde_json::Value>,
+}
+
+/// The machine's noise over a run: the hypervisor's steal time and a fixed
+/// calibration loop timed before and after.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    /// Steal time as a percentage of all CPU time over the run, from
+    /// /proc/stat; null where the kernel does not report it, or while the
+    /// run goes on.
+    pub steal_percent: Option<f64>,
+    /// The fixed loop (100,000 dependent multiply-adds) before the first
+    /// point and after the last.
+    pub before: Option<NoiseProbe>,
+    pub after: Option<NoiseProbe>,
+    /// In words: the probes' spread and drift, and what difference the
+    /// run can be trusted to resolve.
+    pub summary: String,
+}
+
+/// One timing of the fixed calibration loop: `samples` runs of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NoiseProbe {
+    pub samples: u64,
+    pub median_ns: f64,
+    pub robust_cv: f64,
+    pub min_ns: f64,
+    pub max_ns: f64,
+}
+
+impl Noise {
+    pub fn from_parts(
+        steal_percent: Option<f64>,
+        before: Option<NoiseProbe>,
+        after: Option<NoiseProbe>,
+    ) -> Noise {
+        let mut parts = Vec::new();
+        if let Some(s) = steal_percent {
+            parts.push(format!("steal time {s:.2}% of CPU time over the run"));
+        }
+        let cv = |p: &NoiseProbe| p.robust_cv * 100.0;
+        match (&before, &after) {
+            (Some(b), Some(a)) => parts.push(format!(
+                "calibration loop robust CV {:.1}% before, {:.1}% after, its median {:+.1}% from \
+                 before to after",
+                cv(b),
+                cv(a),
+                (a.median_ns / b.median_ns - 1.0) * 100.0
+            )),
+            (Some(b), None) => parts.push(format!(
+                "calibration loop robust CV {:.1}% before the run",
+                cv(b)
+            )),
+            _ => {}
+        }
+        let worst = [&before, &after]
+            .iter()
+            .filter_map(|p| p.as_ref().map(cv))
+            .fold(0.0, f64::max);
+        let drift = match (&before, &after) {
+            (Some(b), Some(a)) => (a.median_ns / b.median_ns - 1.0).abs() * 100.0,
+            _ => 0.0,
+        };
+        let steal = steal_percent.unwrap_or(0.0);
+        let verdict = if worst <= 2.0 && drift <= 2.0 && steal <= 1.0 {
+            "a quiet machine: a 5% difference between two points is real even when they were \
+             not sampled side by side"
+        } else if worst <= 5.0 && drift <= 5.0 && steal <= 5.0 {
+            "a somewhat noisy machine: trust a 5% difference only from the paired ratios of \
+             implementations sampled side by side"
+        } else {
+            "a noisy machine: a 5% difference between separately measured points means nothing \
+             here; only the paired ratios, with their intervals, compare implementations"
+        };
+        if !parts.is_empty() {
+            parts.push(verdict.into());
+        }
+        Noise {
+            steal_percent,
+            before,
+            after,
+            summary: parts.join("; "),
+        }
+    }
 }
 
 /// How long one suite of a run took.

@@ -9,7 +9,7 @@
 //!    `min_samples`), each the mean over its iterations; all are kept.
 
 use crate::cycles::{CycleCounter, CycleSource};
-use crate::stats::Summary;
+use crate::stats::{self, quantile_sorted, Summary};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -32,7 +32,21 @@ pub struct Plan {
     pub max_samples: usize,
     /// Minimum duration of one sample.
     pub min_sample: Duration,
+    /// Side by side ([`measure_in_turn`]): stop taking rounds once every
+    /// member's paired ratio to the group's fastest has a 95% interval
+    /// within this fraction of it either way (0.01: ±1%), after at least
+    /// [`MIN_STEADY_ROUNDS`] rounds. None: take every round the time allows.
+    pub steady_within: Option<f64>,
+    /// Side by side: how many times the time budget may be spent while
+    /// the ratios are not yet steady (1: once; `--retries N` gives N + 1).
+    pub budgets: usize,
 }
+
+/// The fewest rounds after which a group may stop for being steady.
+pub const MIN_STEADY_ROUNDS: usize = 20;
+
+/// The default steadiness of a group: every ratio within ±1%.
+pub const STEADY_WITHIN: f64 = 0.01;
 
 impl Plan {
     pub fn with_time(secs: f64) -> Plan {
@@ -43,6 +57,8 @@ impl Plan {
             min_samples: 10,
             max_samples: 100_000,
             min_sample: Duration::from_micros(500),
+            steady_within: Some(STEADY_WITHIN),
+            budgets: 1,
         }
     }
 
@@ -225,23 +241,44 @@ pub fn measure<E>(
     sample(Until::Samples(n), iters, cc, &mut op)
 }
 
+/// The result of measuring a group side by side: one result per operation
+/// (in order), every successful one with exactly `rounds` samples, sample i
+/// of each taken in round i.
+#[derive(Debug)]
+pub struct InTurn<E> {
+    pub results: Vec<Result<Measured, E>>,
+    pub rounds: usize,
+    /// Whether every ratio to the fastest met `plan.steady_within` when the
+    /// rounds ended (false without the setting, or with fewer than two
+    /// members measured).
+    pub steady: bool,
+    /// How many time budgets the rounds took (at most `plan.budgets`).
+    pub budgets_used: usize,
+}
+
 /// Measure several operations side by side, as the ratios between them are
 /// read: each is warmed up and calibrated on its own, then the samples are
 /// taken in turn, one sample of each per round (the first of each round
 /// rotating, and each sample after one untimed call, so no operation always
 /// follows the same other one into a cache it left), for the same number of
-/// rounds, so a slow spell of the machine falls on all of them alike.
-/// The number of rounds is `plan.samples`, or as many as fit the slowest
-/// operation's samples into `plan.time` (at least `plan.min_samples`): the
-/// whole takes about `plan.time` per operation, as measuring them one after
-/// the other would. Returns one result per operation, in order; one that
-/// fails is left out of the later rounds and its error is returned in its
-/// place. Only an interruption ends them all.
+/// rounds, so a slow spell of the machine falls on all of them alike and
+/// the ratio of each round's pair is a fair one.
+///
+/// Rounds go on until `plan.samples` of them are done, or else until the
+/// time is up — as many rounds as fit the slowest operation's samples into
+/// `plan.time` (at least `plan.min_samples`), so the whole takes about
+/// `plan.time` per operation — or earlier once the group is steady: every
+/// member's paired ratio ([`stats::paired_ratio`]) to the fastest has an
+/// interval within `plan.steady_within` (checked from
+/// [`MIN_STEADY_ROUNDS`] on). A group not steady when its time is up gets
+/// more time, up to `plan.budgets` times in all. An operation that fails is
+/// left out of the later rounds and its error is returned in its place;
+/// only an interruption ends them all.
 pub fn measure_in_turn<E, F>(
     plan: &Plan,
     cc: &CycleCounter,
     ops: &mut [F],
-) -> Result<Vec<Result<Measured, E>>, MeasureError<E>>
+) -> Result<InTurn<E>, MeasureError<E>>
 where
     F: FnMut() -> Result<(), E>,
 {
@@ -269,16 +306,52 @@ where
             failed,
         });
     }
-    let rounds = match plan.samples {
-        Some(n) => n.max(1),
-        None => ((plan.time.as_secs_f64() / longest.max(1e-9)) as usize)
-            .clamp(plan.min_samples, plan.max_samples),
+    let (per_budget, exact) = match plan.samples {
+        Some(n) => (n.max(1), true),
+        None => (
+            ((plan.time.as_secs_f64() / longest.max(1e-9)) as usize)
+                .clamp(plan.min_samples, plan.max_samples),
+            false,
+        ),
+    };
+    let max_rounds = if exact {
+        per_budget
+    } else {
+        per_budget.saturating_mul(plan.budgets.max(1))
     };
     let overhead = timer_overhead_ns(cc);
     let k = ops.len();
-    for r in 0..rounds {
+    let steady_of = |turns: &[Turn<E>]| -> bool {
+        let Some(within) = plan.steady_within else {
+            return false;
+        };
+        let live: Vec<&Vec<f64>> = turns
+            .iter()
+            .filter(|t| t.failed.is_none())
+            .map(|t| &t.ns)
+            .collect();
+        if live.len() < 2 {
+            return false;
+        }
+        let median = |v: &Vec<f64>| {
+            let mut s = v.clone();
+            s.sort_by(f64::total_cmp);
+            quantile_sorted(&s, 0.5)
+        };
+        let medians: Vec<f64> = live.iter().map(|v| median(v)).collect();
+        let fastest = (0..live.len())
+            .min_by(|&a, &b| medians[a].total_cmp(&medians[b]))
+            .expect("two or more");
+        (0..live.len()).filter(|&i| i != fastest).all(|i| {
+            stats::paired_ratio(live[i], live[fastest]).is_some_and(|r| r.half_width() <= within)
+        })
+    };
+    let mut rounds = 0usize;
+    let mut steady = false;
+    let mut next_check = MIN_STEADY_ROUNDS.max(plan.min_samples);
+    while rounds < max_rounds {
         for j in 0..k {
-            let i = (r + j) % k;
+            let i = (rounds + j) % k;
             let t = &mut turns[i];
             if t.failed.is_some() {
                 continue;
@@ -295,14 +368,42 @@ where
                 Err(e) => t.failed = Some(e),
             }
         }
+        rounds += 1;
+        if !exact && rounds >= next_check {
+            // Checks grow sparser as rounds grow (every eighth more), so
+            // they cost a small share of the time.
+            next_check = rounds + (rounds / 8).max(8);
+            if steady_of(&turns) {
+                steady = true;
+                break;
+            }
+        }
+        if !exact && rounds.is_multiple_of(per_budget) && rounds < max_rounds && steady_of(&turns) {
+            steady = true;
+            break;
+        }
     }
-    Ok(turns
+    if !steady {
+        steady = steady_of(&turns);
+    }
+    let budgets_used = if exact {
+        1
+    } else {
+        rounds.div_ceil(per_budget).max(1)
+    };
+    let results = turns
         .into_iter()
         .map(|t| match t.failed {
             Some(e) => Err(e),
             None => Ok(measured(t.ns, t.cycles, t.iters, cc, overhead)),
         })
-        .collect())
+        .collect();
+    Ok(InTurn {
+        results,
+        rounds,
+        steady,
+        budgets_used,
+    })
 }
 
 /// A worker's start: pinned to `cpu`, its operation made and calibrated.
@@ -554,7 +655,9 @@ mod tests {
             Box::new(fails_later),
             Box::new(|| Err("no instance")),
         ];
-        let out = measure_in_turn(&plan, &cc, &mut ops).unwrap();
+        let run = measure_in_turn(&plan, &cc, &mut ops).unwrap();
+        assert_eq!(run.rounds, 9);
+        let out = run.results;
         assert_eq!(out.len(), 4);
         let (a, b) = (out[0].as_ref().unwrap(), out[1].as_ref().unwrap());
         assert_eq!((a.sample_ns.len(), b.sample_ns.len()), (9, 9));
@@ -575,5 +678,57 @@ mod tests {
         let cc = CycleCounter::open();
         let r = measure(&Plan::with_time(0.01), &cc, || Err::<(), _>("boom"));
         assert!(matches!(r, Err(MeasureError::Op("boom"))));
+    }
+
+    #[test]
+    fn in_turn_stops_once_the_ratios_are_steady_and_not_before() {
+        let cc = CycleCounter::open();
+        let work = |n: u64| {
+            move || {
+                let mut x = 1u64;
+                for _ in 0..n {
+                    x = std::hint::black_box(x.wrapping_mul(3).wrapping_add(1));
+                }
+                Ok::<(), ()>(())
+            }
+        };
+        // A budget of thousands of rounds; two steady loads are steady long
+        // before it is spent.
+        let plan = Plan {
+            min_sample: Duration::from_micros(100),
+            warmup: Duration::from_millis(2),
+            steady_within: Some(0.05),
+            ..Plan::with_time(2.0)
+        };
+        let mut ops = vec![work(200), work(400)];
+        let run = measure_in_turn(&plan, &cc, &mut ops).unwrap();
+        assert!(run.steady);
+        assert!(
+            run.rounds >= MIN_STEADY_ROUNDS && run.rounds < 5_000,
+            "{}",
+            run.rounds
+        );
+        let (a, b) = (
+            run.results[0].as_ref().unwrap(),
+            run.results[1].as_ref().unwrap(),
+        );
+        assert_eq!(
+            (a.sample_ns.len(), b.sample_ns.len()),
+            (run.rounds, run.rounds)
+        );
+        // Without the setting every round of the budget is taken.
+        let plan = Plan {
+            steady_within: None,
+            ..Plan::with_time(0.02)
+        };
+        let plan = Plan {
+            min_sample: Duration::from_micros(100),
+            warmup: Duration::from_millis(2),
+            ..plan
+        };
+        let run = measure_in_turn(&plan, &cc, &mut ops).unwrap();
+        assert!(!run.steady);
+        assert!(run.rounds >= plan.min_samples);
+        assert_eq!(run.budgets_used, 1);
     }
 }

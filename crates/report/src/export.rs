@@ -112,6 +112,11 @@ fn speed_table(shown: &[SpeedRecord], findings: &[Finding], unit: Unit, style: &
     if !shown.is_empty() {
         out.push('\n');
         out.push_str(&crate::formats::cv_table(shown));
+        let paired = crate::formats::paired_table(shown, &style.variant_providers);
+        if !paired.is_empty() {
+            out.push('\n');
+            out.push_str(&paired);
+        }
         if let Some(n) = &style.cycle_note {
             out.push_str(&format!("cycles: {n}\n"));
         }

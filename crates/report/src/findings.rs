@@ -51,9 +51,28 @@ fn t(r: &SpeedRecord) -> (f64, f64, f64) {
 }
 
 /// How many times faster `fast` is than `slow` (same message size), with
-/// its interval: slow's time ÷ fast's time.
-fn speedup(fast: &SpeedRecord, slow: &SpeedRecord) -> (f64, f64, f64) {
-    ratio_interval(t(slow), t(fast))
+/// its interval: slow's time ÷ fast's time. Two implementations of one
+/// point sampled in turn give their paired ratio (round by round, its
+/// Hodges-Lehmann interval); any other two the ratio of their medians
+/// with the conservative interval from the medians' own.
+pub fn speedup(fast: &SpeedRecord, slow: &SpeedRecord) -> (f64, f64, f64) {
+    paired(fast, slow).unwrap_or_else(|| ratio_interval(t(slow), t(fast)))
+}
+
+/// The paired ratio slow ÷ fast when both are members of one group (same
+/// algorithm, operation, size, setting and workers, sampled in turn).
+pub fn paired(fast: &SpeedRecord, slow: &SpeedRecord) -> Option<(f64, f64, f64)> {
+    let same = fast.algorithm == slow.algorithm
+        && fast.operation == slow.operation
+        && fast.size_bytes == slow.size_bytes
+        && fast.hw == slow.hw
+        && fast.workers == slow.workers
+        && fast.suite == slow.suite;
+    if !same {
+        return None;
+    }
+    let p = fast.paired_to(&slow.backend, Some(&slow.implementation))?;
+    Some((p.ratio, p.ci95_low, p.ci95_high))
 }
 
 /// The verdict on "the ratio exceeds `bar`": holds when the whole interval
@@ -304,8 +323,8 @@ pub fn latency(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<Fin
     algos.sort();
     algos.dedup();
     for algo in algos {
-        // label -> size -> median ns
-        let mut by: BTreeMap<String, BTreeMap<u64, f64>> = BTreeMap::new();
+        // label -> size -> record
+        let mut by: BTreeMap<String, BTreeMap<u64, &SpeedRecord>> = BTreeMap::new();
         for r in records
             .iter()
             .filter(|r| r.algorithm == algo && r.operation == ango_core::Operation::Encrypt.name())
@@ -315,9 +334,7 @@ pub fn latency(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<Fin
             } else {
                 r.backend.clone()
             };
-            by.entry(label)
-                .or_default()
-                .insert(r.size_bytes, r.stats.median);
+            by.entry(label).or_default().insert(r.size_bytes, r);
         }
         let Some(base) = by
             .keys()
@@ -332,26 +349,32 @@ pub fn latency(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<Fin
             if *label == base {
                 continue;
             }
-            let common: Vec<(u64, f64, f64)> = pts
+            // (size, its median, the base's median, base ÷ it: the paired
+            // ratio where the two were sampled in turn).
+            let common: Vec<(u64, f64, f64, f64)> = pts
                 .iter()
-                .filter_map(|(s, m)| base_pts.get(s).map(|b| (*s, *m, *b)))
+                .filter_map(|(s, m)| {
+                    let b = base_pts.get(s)?;
+                    let r = speedup(m, b).0;
+                    Some((*s, m.stats.median, b.stats.median, r))
+                })
                 .collect();
             if common.len() < 2 {
                 continue;
             }
             // The smallest length from which this implementation stays faster.
             let mut cross: Option<u64> = None;
-            for (s, m, b) in common.iter().rev() {
-                if m < b {
+            for (s, _, _, r) in common.iter().rev() {
+                if *r > 1.0 {
                     cross = Some(*s);
                 } else {
                     break;
                 }
             }
-            let (s0, m0, b0) = common[0];
-            let short = if m0 < b0 * 0.98 {
+            let (s0, m0, b0, r0) = common[0];
+            let short = if r0 > 1.02 {
                 "faster"
-            } else if m0 > b0 * 1.02 {
+            } else if r0 < 1.0 / 1.02 {
                 "slower"
             } else {
                 "no faster"

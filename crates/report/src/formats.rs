@@ -251,6 +251,68 @@ pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
     out
 }
 
+/// Every own point (a provider with variants) against the fastest library
+/// measured beside it, from its paired ratios: one line per (algorithm,
+/// implementation, operation, size), the library's time over the own one
+/// per round (above 1: the own code is faster) with its 95% interval.
+/// Empty when no own point has a library in its group.
+pub fn paired_table(records: &[SpeedRecord], variant_providers: &[String]) -> String {
+    let mut labels = Vec::new();
+    let mut cells = Vec::new();
+    let (_, rows) = rows(records);
+    let several = |k: &RowKey| {
+        rows.iter().any(|(o, _)| {
+            o.algorithm == k.algorithm
+                && o.backend == k.backend
+                && o.implementation != k.implementation
+        })
+    };
+    for (k, by) in &rows {
+        if !variant_providers.contains(&k.backend) {
+            continue;
+        }
+        for (size, r) in by {
+            let Some(p) = &r.paired else { continue };
+            let Some(lib) =
+                p.vs.iter()
+                    .filter(|v| !variant_providers.contains(&v.backend))
+                    .min_by(|a, b| a.ratio.total_cmp(&b.ratio))
+            else {
+                continue;
+            };
+            let mut label = format!("{} {}", k.algorithm, k.backend);
+            if several(k) {
+                label.push_str(&format!(" [{}]", k.implementation));
+            }
+            label.push_str(&format!(" hw={} {}", k.hw, k.operation));
+            labels.push(label);
+            cells.push(vec![
+                size.to_string(),
+                format!("{:.2}", lib.ratio),
+                format!("{:.2}–{:.2}", lib.ci95_low, lib.ci95_high),
+                lib.backend.clone(),
+                format!("{}{}", p.rounds, if p.steady { "" } else { "*" }),
+            ]);
+        }
+    }
+    if labels.is_empty() {
+        return String::new();
+    }
+    let heads: Vec<String> = ["bytes", "× fastest", "95% CI", "library", "rounds"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    let mut out = String::from(
+        "Own code against the fastest library sampled beside it: the library's time over the \
+         own per round (Hodges-Lehmann, 95% interval of the signed-rank test; above 1 the own \
+         code is faster). '*': the group's ratios were not yet steady within the asked bound \
+         when its time was up.\n",
+    );
+    out = crate::summary::wrap(&out, 100, "");
+    out.push_str(&grid("point", &heads, &labels, &cells));
+    out
+}
+
 /// Robust CV per point, in the same layout (shown under the table).
 pub fn cv_table(records: &[SpeedRecord]) -> String {
     let (sizes, rows) = rows(records);

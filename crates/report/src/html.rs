@@ -394,6 +394,14 @@ pub fn env_lines(env: &EnvInfo) -> Vec<(String, String)> {
                 .map_or_else(|| "no (the scheduler chose)".into(), |c| c.to_string()),
         ),
     ];
+    if let Some(n) = env.noise.as_ref().filter(|n| !n.summary.is_empty()) {
+        rows.push(("noise".into(), n.summary.clone()));
+    }
+    if let Some(t) = &env.tuning {
+        if let Some(line) = t.get("summary").and_then(|v| v.as_str()) {
+            rows.push(("auto variants".into(), line.to_string()));
+        }
+    }
     for (n, v) in &env.libraries {
         rows.push((format!("library {n}"), v.clone()));
     }

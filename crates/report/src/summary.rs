@@ -74,7 +74,8 @@ pub fn verified(events: &[serde_json::Value]) -> Verified {
 
 /// The fastest implementation of each algorithm (hw on, encryption, one
 /// worker) at the smallest and the largest size measured: (algorithm,
-/// size, fastest label, its MB/s, runner-up label, ratio of the two).
+/// size, fastest label, its MB/s, runner-up label, how many times faster
+/// the first is: their paired ratio where they were sampled in turn).
 pub fn fastest(records: &[SpeedRecord]) -> Vec<(String, u64, String, f64, String, f64)> {
     let shown: Vec<&SpeedRecord> = records
         .iter()
@@ -117,9 +118,10 @@ pub fn fastest(records: &[SpeedRecord]) -> Vec<(String, u64, String, f64, String
             let mut at: Vec<&&&SpeedRecord> = of.iter().filter(|r| r.size_bytes == size).collect();
             at.sort_by(|x, y| y.bytes_per_second.total_cmp(&x.bytes_per_second));
             let Some(first) = at.first() else { continue };
+            // The paired ratio where the two were sampled in turn.
             let (second, ratio) = match at.get(1) {
                 Some(s) if s.bytes_per_second > 0.0 => {
-                    (label(s), first.bytes_per_second / s.bytes_per_second)
+                    (label(s), crate::findings::speedup(first, s).0)
                 }
                 _ => (String::new(), 0.0),
             };

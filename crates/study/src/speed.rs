@@ -175,13 +175,22 @@ pub fn impl_matches(pattern: &str, name: &str) -> bool {
 }
 
 impl SpeedSpec {
+    /// How each group of a point is sampled: `samples` rounds exactly, or
+    /// rounds until the group's ratios are steady within
+    /// [`measure::STEADY_WITHIN`] or `time` per member is spent, `retries`
+    /// more times while they are not.
     pub fn plan(&self) -> Plan {
-        match self.samples {
+        let plan = match self.samples {
             Some(n) => Plan {
                 warmup: std::time::Duration::from_millis(20),
+                steady_within: None,
                 ..Plan::with_samples(n)
             },
             None => Plan::with_time(self.time),
+        };
+        Plan {
+            budgets: self.retries + 1,
+            ..plan
         }
     }
 
@@ -414,8 +423,8 @@ fn run_local(
                         size,
                         aad: spec.aad,
                     };
-                    let kept = match measure_steadiest(&backends, at, &plan, cc, spec.retries) {
-                        Ok(kept) => kept,
+                    let group = match measure_group(&backends, at, &plan, cc) {
+                        Ok(g) => g,
                         Err(MeasureError::Interrupted) => {
                             outcome.interrupted = true;
                             return Ok(outcome);
@@ -425,10 +434,19 @@ fn run_local(
                             return Err(Error::Usage(format!("cannot pin to {e}")))
                         }
                     };
-                    kept.into_iter()
+                    let paired = paired_blocks(&backends, (a, hw), &group, &plan);
+                    let GroupRun {
+                        results,
+                        rounds,
+                        budgets_used,
+                        ..
+                    } = group;
+                    results
+                        .into_iter()
                         .zip(&checked_ok)
-                        .map(|(r, (b, kat, view))| {
-                            r.map(|(m, attempts)| {
+                        .zip(paired)
+                        .map(|((r, (b, kat, view)), paired)| {
+                            r.map(|m| {
                                 point_record(
                                     spec,
                                     *b,
@@ -436,7 +454,7 @@ fn run_local(
                                     kat,
                                     view.clone(),
                                     &m,
-                                    &attempts,
+                                    (rounds, budgets_used, paired),
                                     backends.len(),
                                 )
                             })
@@ -473,8 +491,9 @@ fn run_local(
     Ok(outcome)
 }
 
-/// The record of a point measured by one worker: its kept attempt, every
-/// attempt's median and spread, and how many entries it was measured beside.
+/// The record of a point measured by one worker, side by side with the
+/// `beside` - 1 other members of its group: its samples, the time budgets
+/// its group's rounds took, and its paired ratios to the others.
 #[allow(clippy::too_many_arguments)]
 fn point_record(
     spec: &SpeedSpec,
@@ -483,29 +502,38 @@ fn point_record(
     kat: &str,
     cpu_view: Option<String>,
     m: &measure::Measured,
-    attempts: &[(f64, f64)],
+    (rounds, budgets, paired): (usize, usize, Option<ango_core::Paired>),
     beside: usize,
 ) -> (SpeedRecord, SampleSet) {
     let (mut record, samples) = to_record(spec, b, a, op, hw, size, kat, cpu_view, m);
-    record.attempts = attempts.len() as u64;
-    if attempts.len() > 1 {
-        let parts: Vec<String> = attempts
-            .iter()
-            .map(|(med, cv)| format!("{med:.1} ns (CV {:.1}%)", cv * 100.0))
-            .collect();
-        record.warnings.push(format!(
-            "re-measured because noisy; attempt medians {}; kept the steadiest",
-            parts.join(", ")
-        ));
-    }
+    record.attempts = budgets as u64;
     if beside > 1 {
+        let steady = paired.as_ref().is_some_and(|p| p.steady);
         record.method.push_str(&format!(
             "; sampled in turn with the {} other implementation{} of this algorithm and \
-             setting, one sample of each per round",
+             setting, one sample of each per round, {rounds} rounds{}",
             beside - 1,
-            if beside == 2 { "" } else { "s" }
+            if beside == 2 { "" } else { "s" },
+            match (paired.as_ref().and_then(|p| p.steady_within), steady) {
+                (Some(w), true) => format!(
+                    " (until every ratio to the fastest was within ±{:.0}%)",
+                    w * 100.0
+                ),
+                _ => String::new(),
+            }
         ));
+        if let Some(p) = paired.as_ref().filter(|p| !p.steady) {
+            if let Some(w) = p.steady_within {
+                record.warnings.push(format!(
+                    "ratios not steady within ±{:.0}% after {rounds} rounds ({budgets} time \
+                     budget{})",
+                    w * 100.0,
+                    if budgets == 1 { "" } else { "s" }
+                ));
+            }
+        }
     }
+    record.paired = paired;
     (record, samples)
 }
 
@@ -545,54 +573,6 @@ impl std::ops::DerefMut for Aligned {
     }
 }
 
-/// The kept attempt and every attempt's (median ns, robust CV).
-pub type Steadiest = (measure::Measured, Vec<(f64, f64)>);
-
-/// Measure a point of every backend of `group` side by side; while some are
-/// noisy and retries remain, measure those again, side by side with each
-/// other. Returns, per backend in order, the attempt with the lowest robust
-/// CV and every attempt's (median ns, robust CV), or the error that ended
-/// its measurement (a backend that fails does not stop the others).
-pub fn measure_steadiest(
-    group: &[&dyn Backend],
-    at: Point,
-    plan: &Plan,
-    cc: &CycleCounter,
-    retries: usize,
-) -> std::result::Result<Vec<Result<Steadiest>>, MeasureError<Error>> {
-    let mut kept: Vec<Result<Steadiest>> = measure_group(group, at, plan, cc)?
-        .into_iter()
-        .map(|r| {
-            r.map(|m| {
-                let first = (m.ns.median, m.ns.robust_cv);
-                (m, vec![first])
-            })
-        })
-        .collect();
-    for _ in 0..retries {
-        let again: Vec<usize> = (0..group.len())
-            .filter(|&i| matches!(&kept[i], Ok((m, _)) if m.ns.noisy()))
-            .collect();
-        if again.is_empty() {
-            break;
-        }
-        let sub: Vec<&dyn Backend> = again.iter().map(|&i| group[i]).collect();
-        for (r, &i) in measure_group(&sub, at, plan, cc)?.into_iter().zip(&again) {
-            let (best, attempts) = kept[i].as_mut().expect("only measured ones are retried");
-            match r {
-                Ok(m) => {
-                    attempts.push((m.ns.median, m.ns.robust_cv));
-                    if m.ns.robust_cv < best.ns.robust_cv {
-                        *best = m;
-                    }
-                }
-                Err(e) => kept[i] = Err(e),
-            }
-        }
-    }
-    Ok(kept)
-}
-
 /// A point of the study: algorithm, operation, message and AAD bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Point {
@@ -602,13 +582,27 @@ pub struct Point {
     pub aad: usize,
 }
 
-/// One attempt at a point for every backend of `group`, side by side.
-fn measure_group(
+/// A point of every member of a group, measured side by side: one result
+/// per member, in order (one that could not be prepared or failed carries
+/// its error), every measured one with `rounds` samples taken round by
+/// round with the others'.
+pub struct GroupRun {
+    pub results: Vec<Result<measure::Measured>>,
+    pub rounds: usize,
+    pub steady: bool,
+    pub budgets_used: usize,
+}
+
+/// Measure a point of every backend of `group` side by side
+/// ([`measure::measure_in_turn`]): rounds until their ratios are steady or
+/// the plan's time budgets are spent. A backend that fails does not stop
+/// the others.
+pub fn measure_group(
     group: &[&dyn Backend],
     at: Point,
     plan: &Plan,
     cc: &CycleCounter,
-) -> std::result::Result<Vec<Result<measure::Measured>>, MeasureError<Error>> {
+) -> std::result::Result<GroupRun, MeasureError<Error>> {
     let prepared: Vec<Result<PointOp>> = group
         .iter()
         .map(|&b| prepare_point(b, at.a, at.op, at.size, at.aad))
@@ -621,14 +615,65 @@ fn measure_group(
             Err(e) => failed.push((i, e)),
         }
     }
-    let mut measured = measure::measure_in_turn(plan, cc, &mut ops)?.into_iter();
+    let run = measure::measure_in_turn(plan, cc, &mut ops)?;
+    let mut measured = run.results.into_iter();
     let mut failed = failed.into_iter().peekable();
-    Ok((0..group.len())
+    let results = (0..group.len())
         .map(|i| match failed.next_if(|(j, _)| *j == i) {
             Some((_, e)) => Err(e),
             None => measured.next().expect("one result per prepared operation"),
         })
-        .collect())
+        .collect();
+    Ok(GroupRun {
+        results,
+        rounds: run.rounds,
+        steady: run.steady,
+        budgets_used: run.budgets_used,
+    })
+}
+
+/// Every measured member's [`Paired`](ango_core::Paired) block: its
+/// Hodges-Lehmann ratio to each other measured member (the other's time
+/// over its own, round by round). None for a member measured alone.
+pub fn paired_blocks(
+    group: &[&dyn Backend],
+    (a, hw): (Algorithm, Hw),
+    run: &GroupRun,
+    plan: &Plan,
+) -> Vec<Option<ango_core::Paired>> {
+    use ango_harness::stats::{paired_ratio, PAIRED_ESTIMATOR};
+    let ok: Vec<(usize, &measure::Measured)> = run
+        .results
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.as_ref().ok().map(|m| (i, m)))
+        .collect();
+    (0..group.len())
+        .map(|i| {
+            let mine = ok.iter().find(|(j, _)| *j == i)?.1;
+            let vs: Vec<ango_core::PairedVs> = ok
+                .iter()
+                .filter(|(j, _)| *j != i)
+                .filter_map(|&(j, other)| {
+                    let r = paired_ratio(&other.sample_ns, &mine.sample_ns)?;
+                    Some(ango_core::PairedVs {
+                        backend: group[j].name().into(),
+                        implementation: group[j].implementation(a, hw),
+                        ratio: r.ratio,
+                        ci95_low: r.ci95_low,
+                        ci95_high: r.ci95_high,
+                    })
+                })
+                .collect();
+            (!vs.is_empty()).then(|| ango_core::Paired {
+                estimator: PAIRED_ESTIMATOR.into(),
+                rounds: run.rounds as u64,
+                steady: run.steady,
+                steady_within: plan.steady_within,
+                vs,
+            })
+        })
+        .collect()
 }
 
 /// Put a fresh 64-bit message counter into the last 8 bytes of `nonce`.
@@ -926,6 +971,8 @@ fn to_record(
         time,
         workers: 1,
         multi: None,
+        paired: None,
+        auto: None,
     };
     let samples = SampleSet {
         run_id: spec.run_id.clone(),
@@ -1008,19 +1055,6 @@ mod tests {
         }
     }
 
-    fn jittery(retries: usize) -> Steadiest {
-        let cc = CycleCounter::open();
-        let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
-        let at = Point {
-            a,
-            op,
-            size: 64,
-            aad: 13,
-        };
-        let mut out = measure_steadiest(&[&JITTERY], at, &plan(), &cc, retries).unwrap();
-        out.remove(0).unwrap()
-    }
-
     struct SteadyAead;
 
     impl Aead for SteadyAead {
@@ -1035,7 +1069,7 @@ mod tests {
     }
 
     #[test]
-    fn a_group_is_measured_side_by_side_and_only_its_noisy_members_again() {
+    fn a_group_is_measured_round_by_round_with_paired_ratios() {
         let cc = CycleCounter::open();
         let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
         let group: [&dyn Backend; 2] = [&STEADY, &JITTERY];
@@ -1045,29 +1079,62 @@ mod tests {
             size: 64,
             aad: 13,
         };
-        let out = measure_steadiest(&group, at, &plan(), &cc, 2).unwrap();
-        let (steady, jittery) = (out[0].as_ref().unwrap(), out[1].as_ref().unwrap());
-        assert_eq!(steady.0.sample_ns.len(), 30);
-        assert_eq!(jittery.1.len(), 3, "{:?}", jittery.1);
-        // The steady one was not re-measured (a steady point on a noisy
-        // machine may still be: then it has more than one attempt, but
-        // never more than the noisy one).
-        assert!(steady.1.len() <= jittery.1.len());
-        assert!(steady.0.ns.median < jittery.0.ns.median);
+        let run = measure_group(&group, at, &plan(), &cc).unwrap();
+        assert_eq!(run.rounds, 30);
+        let (steady, jittery) = (
+            run.results[0].as_ref().unwrap(),
+            run.results[1].as_ref().unwrap(),
+        );
+        assert_eq!((steady.sample_ns.len(), jittery.sample_ns.len()), (30, 30));
+        assert!(steady.ns.median < jittery.ns.median);
+        // Each gets the other's time over its own, round by round.
+        let paired = paired_blocks(&group, (a, Hw::On), &run, &plan());
+        let (ps, pj) = (paired[0].as_ref().unwrap(), paired[1].as_ref().unwrap());
+        assert_eq!((ps.vs.len(), pj.vs.len()), (1, 1));
+        assert_eq!(ps.vs[0].backend, "jittery");
+        assert_eq!(pj.vs[0].backend, "steady");
+        assert!(
+            ps.vs[0].ratio > 1.0 && pj.vs[0].ratio < 1.0,
+            "{ps:?} {pj:?}"
+        );
+        assert!(ps.vs[0].ci95_low <= ps.vs[0].ratio && ps.vs[0].ratio <= ps.vs[0].ci95_high);
+        assert!((ps.vs[0].ratio * pj.vs[0].ratio - 1.0).abs() < 1e-9);
+        assert_eq!((ps.estimator.as_str(), ps.rounds), ("hodges-lehmann", 30));
+        // A member measured alone has no ratios.
+        let alone = measure_group(&[&STEADY], at, &plan(), &cc).unwrap();
+        assert!(paired_blocks(&[&STEADY], (a, Hw::On), &alone, &plan())[0].is_none());
     }
 
     #[test]
-    fn noisy_points_are_re_measured_and_reported() {
-        let (m, attempts) = jittery(2);
-        assert_eq!(attempts.len(), 3, "{attempts:?}");
-        let best = attempts.iter().map(|a| a.1).fold(f64::MAX, f64::min);
-        assert_eq!(m.ns.robust_cv, best);
-    }
-
-    #[test]
-    fn retries_zero_measures_once() {
-        let (_, attempts) = jittery(0);
-        assert_eq!(attempts.len(), 1);
+    fn a_group_that_is_not_steady_spends_its_retries_and_says_so() {
+        let cc = CycleCounter::open();
+        let at = Point {
+            a: Algorithm::Aes128Gcm,
+            op: Operation::Encrypt,
+            size: 64,
+            aad: 13,
+        };
+        let group: [&dyn Backend; 2] = [&STEADY, &JITTERY];
+        let timed = |budgets: usize| Plan {
+            samples: None,
+            min_samples: 5,
+            steady_within: Some(1e-9),
+            budgets,
+            ..plan()
+        };
+        for budgets in [1, 3] {
+            let run = measure_group(&group, at, &timed(budgets), &cc).unwrap();
+            assert!(!run.steady);
+            assert_eq!(run.budgets_used, budgets);
+        }
+        // Steady early: a loose bar after the fewest rounds allowed.
+        let loose = Plan {
+            steady_within: Some(10.0),
+            ..timed(3)
+        };
+        let run = measure_group(&group, at, &loose, &cc).unwrap();
+        assert!(run.steady);
+        assert_eq!(run.budgets_used, 1);
     }
 
     #[test]
