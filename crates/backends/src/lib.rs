@@ -104,9 +104,10 @@ mod tests {
         let c = catalog();
         let gcm: Vec<_> = c
             .of(AlgorithmId::Sym(Algorithm::Aes128Gcm))
-            .filter(|e| e.provider.has_variants)
+            .filter(|e| e.provider.has_variants && e.variant != "auto")
             .collect();
-        // Every AES variant × every GHASH variant, available here or not.
+        // Every AES variant × every GHASH variant, available here or not
+        // (and `auto` beside them, which runs one of them).
         assert_eq!(
             gcm.len(),
             ango_prims::aes::VARIANTS.len() * ango_prims::ghash::VARIANTS.len()

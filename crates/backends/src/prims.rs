@@ -159,10 +159,7 @@ impl Aead for AesAead {
             // Straight from the ciphertext into the output, as the
             // libraries' own separate-buffer calls do.
             (Some(g), _) => g.open_into(nonce, aad, ct, tag, out),
-            (_, Some(c)) => {
-                out.copy_from_slice(ct);
-                c.open(nonce, aad, out, tag)
-            }
+            (_, Some(c)) => c.open_into(nonce, aad, ct, tag, out),
             _ => unreachable!("one mode is set"),
         };
         r.map_err(|AuthError| Error::AuthFailed)
@@ -385,18 +382,24 @@ fn provider_entries() -> Vec<Entry> {
         Ghash::auto().name(),
     );
     let mut out = Vec::new();
+    // The variant the CPU's feature flags make the default of each
+    // algorithm: what `auto` runs without a tuning.
+    let mut defaults: Vec<(Algorithm, String, Vec<&'static str>, bool)> = Vec::new();
     let mut push = |algo: Algorithm,
                     variant: String,
-                    auto: bool,
+                    default: bool,
                     needs: Vec<&'static str>,
                     make: std::result::Result<Make, String>| {
         let available = make.as_ref().map(|_| ()).map_err(Clone::clone);
+        if default {
+            defaults.push((algo, variant.clone(), needs.clone(), available.is_ok()));
+        }
         out.push(Entry {
             algorithm: AlgorithmId::Sym(algo),
             provider: &PROVIDER,
             implementation: variant.clone(),
             variant,
-            auto,
+            auto: false,
             needs,
             hw: vec![Hw::On],
             hw_note: "ango's variants are chosen by name, not by OPENSSL_ia32cap".into(),
@@ -533,5 +536,278 @@ fn provider_entries() -> Vec<Entry> {
             }
         }
     }
+    let _ = DEFAULTS.set(defaults.iter().map(|d| (d.0, d.1.clone())).collect());
+    for (algo, default, needs, available) in defaults {
+        out.push(auto_entry(algo, default, needs, available));
+    }
     out
+}
+
+/// Each algorithm's default variant (see [`default_variant`]).
+static DEFAULTS: std::sync::OnceLock<Vec<(Algorithm, String)>> = std::sync::OnceLock::new();
+
+/// The size classes of the tuned `auto`: the message lengths its choice is
+/// measured at. A message uses the class nearest its length on a log scale
+/// (the bounds are the classes' geometric means: 32, 128, 512, 2048, 8192).
+pub const CLASSES: [usize; 6] = [16, 64, 256, 1024, 4096, 16384];
+
+/// The class of a message of `len` bytes (an index into [`CLASSES`]).
+pub fn class_index(len: usize) -> usize {
+    match len {
+        0..=32 => 0,
+        33..=128 => 1,
+        129..=512 => 2,
+        513..=2048 => 3,
+        2049..=8192 => 4,
+        _ => 5,
+    }
+}
+
+/// The variants `auto` runs, per algorithm and operation, one per size
+/// class: set by a tuning before anything is measured.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AutoTable {
+    pub rows: Vec<AutoRow>,
+}
+
+/// One algorithm and operation's variants, by size class.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AutoRow {
+    pub algorithm: Algorithm,
+    pub operation: ango_core::Operation,
+    /// One variant name per class of [`CLASSES`].
+    pub variants: Vec<String>,
+    /// `measured` or `cache`: as records' `auto.chosen_by` say it.
+    pub source: String,
+}
+
+static AUTO_TABLE: std::sync::RwLock<Option<Arc<AutoTable>>> = std::sync::RwLock::new(None);
+
+/// Set (or clear) the table `auto` instances made from now on follow.
+pub fn set_auto_table(t: Option<AutoTable>) {
+    *AUTO_TABLE.write().expect("not poisoned") = t.map(Arc::new);
+}
+
+pub fn auto_table() -> Option<Arc<AutoTable>> {
+    AUTO_TABLE.read().expect("not poisoned").clone()
+}
+
+/// The variant `auto` runs for `algo`'s `op` on a message of `len` bytes,
+/// the class it fell in, and how it was chosen.
+pub fn auto_pick(algo: Algorithm, op: ango_core::Operation, len: usize) -> ango_core::AutoPick {
+    let class = class_index(len);
+    let from_table = auto_table().and_then(|t| {
+        let row = t
+            .rows
+            .iter()
+            .find(|r| r.algorithm == algo && r.operation == op)?;
+        Some((row.variants.get(class)?.clone(), row.source.clone()))
+    });
+    let (variant, chosen_by) = from_table.unwrap_or_else(|| {
+        (
+            default_variant(algo).unwrap_or_default(),
+            "features".to_string(),
+        )
+    });
+    ango_core::AutoPick {
+        variant,
+        class_bytes: CLASSES[class] as u64,
+        chosen_by,
+    }
+}
+
+/// The variant the CPU's feature flags make `auto` of `algo` without a
+/// tuning (None where no variant of it runs here).
+pub fn default_variant(algo: Algorithm) -> Option<String> {
+    if DEFAULTS.get().is_none() {
+        crate::catalog();
+    }
+    DEFAULTS
+        .get()?
+        .iter()
+        .find(|(a, _)| *a == algo)
+        .map(|(_, v)| v.clone())
+}
+
+/// The candidates a tuning of `algo` measures: every variant that runs here
+/// and is meant to be constant time (none whose name says `nct`), the
+/// default always among them; every variant that runs where none is
+/// constant time.
+pub fn auto_candidates(algo: Algorithm) -> Vec<String> {
+    let c = crate::catalog();
+    let runs: Vec<&Entry> = c
+        .of_provider(AlgorithmId::Sym(algo), &PROVIDER)
+        .filter(|e| e.variant != "auto" && e.available.is_ok())
+        .collect();
+    let ct: Vec<String> = runs
+        .iter()
+        .filter(|e| !e.variant.contains("nct"))
+        .map(|e| e.variant.clone())
+        .collect();
+    let mut v = if ct.is_empty() {
+        runs.iter().map(|e| e.variant.clone()).collect()
+    } else {
+        ct
+    };
+    if let Some(d) = default_variant(algo) {
+        if !v.contains(&d) {
+            v.insert(0, d);
+        }
+    }
+    v
+}
+
+/// The entries of the variants `auto` of `algo` runs now (the table's for
+/// every operation and class, or the default), each once: what must pass
+/// its known answers before `auto` is timed.
+pub fn auto_constituents(algo: Algorithm) -> Vec<&'static Entry> {
+    let Some(d) = default_variant(algo) else {
+        return Vec::new();
+    };
+    let (names, _) = distinct(&auto_variants(algo, &d));
+    names
+        .iter()
+        .filter_map(|v| variant_entry(algo, v).ok())
+        .collect()
+}
+
+/// The instance of one named variant of `algo`.
+fn variant_entry(algo: Algorithm, variant: &str) -> Result<&'static Entry> {
+    crate::catalog().entry(&format!("{NAME}/{}/{variant}", algo.name()))
+}
+
+/// The variant of each (operation, class) `auto` of `algo` runs: the
+/// table's, else the default everywhere.
+fn auto_variants(algo: Algorithm, default: &str) -> [[String; 6]; 2] {
+    use ango_core::Operation;
+    let table = auto_table();
+    [Operation::Encrypt, Operation::Decrypt].map(|op| {
+        let row = table.as_ref().and_then(|t| {
+            t.rows
+                .iter()
+                .find(|r| r.algorithm == algo && r.operation == op && r.variants.len() == 6)
+        });
+        core::array::from_fn(|i| match row {
+            Some(r) => r.variants[i].clone(),
+            None => default.to_string(),
+        })
+    })
+}
+
+/// `auto` over several variants: each operation's message goes to the
+/// variant its size class chose.
+struct TunedAead {
+    insts: Vec<Box<dyn Aead>>,
+    /// [operation][class] -> index into `insts`.
+    pick: [[u8; 6]; 2],
+}
+
+impl Aead for TunedAead {
+    fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
+        let i = self.pick[0][class_index(buf.len())] as usize;
+        self.insts[i].seal(nonce, aad, buf, tag)
+    }
+
+    fn open(
+        &mut self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        let i = self.pick[1][class_index(ct.len())] as usize;
+        self.insts[i].open(nonce, aad, ct, tag, out)
+    }
+}
+
+struct TunedCipher {
+    insts: Vec<Box<dyn Cipher>>,
+    pick: [[u8; 6]; 2],
+}
+
+impl Cipher for TunedCipher {
+    fn encrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        let i = self.pick[0][class_index(buf.len())] as usize;
+        self.insts[i].encrypt(iv, buf)
+    }
+
+    fn decrypt(&mut self, iv: &[u8], buf: &mut [u8]) -> Result<()> {
+        let i = self.pick[1][class_index(buf.len())] as usize;
+        self.insts[i].decrypt(iv, buf)
+    }
+
+    /// The raw block function of the variant chosen for one block.
+    fn block_ops(&mut self) -> Option<&mut dyn ango_core::BlockOps> {
+        let i = self.pick[0][0] as usize;
+        self.insts[i].block_ops()
+    }
+}
+
+/// The distinct variants of a choice and, per (operation, class), which.
+fn distinct(v: &[[String; 6]; 2]) -> (Vec<String>, [[u8; 6]; 2]) {
+    let mut names: Vec<String> = Vec::new();
+    let mut pick = [[0u8; 6]; 2];
+    for (o, row) in v.iter().enumerate() {
+        for (c, name) in row.iter().enumerate() {
+            let i = match names.iter().position(|n| n == name) {
+                Some(i) => i,
+                None => {
+                    names.push(name.clone());
+                    names.len() - 1
+                }
+            };
+            pick[o][c] = i as u8;
+        }
+    }
+    (names, pick)
+}
+
+/// `auto` of one algorithm: the variant of each (operation, size class)
+/// the tuning chose (its constructor reads the table then), or the default
+/// everywhere without one. One variant in all is that variant's own
+/// instance, with nothing in between.
+fn auto_entry(algo: Algorithm, default: String, needs: Vec<&'static str>, available: bool) -> Entry {
+    let d = default.clone();
+    let make = match algo.kind() {
+        ango_core::Kind::Aead => Make::Aead(Arc::new(move |key: &[u8], n: usize, t: usize| {
+            let (names, pick) = distinct(&auto_variants(algo, &d));
+            let mut insts = names
+                .iter()
+                .map(|v| variant_entry(algo, v)?.aead(key, n, t))
+                .collect::<Result<Vec<_>>>()?;
+            if insts.len() == 1 {
+                return Ok(insts.remove(0));
+            }
+            Ok(Box::new(TunedAead { insts, pick }))
+        })),
+        ango_core::Kind::Cipher => Make::Cipher(Arc::new(move |key: &[u8]| {
+            let (names, pick) = distinct(&auto_variants(algo, &d));
+            let mut insts = names
+                .iter()
+                .map(|v| variant_entry(algo, v)?.cipher(key))
+                .collect::<Result<Vec<_>>>()?;
+            if insts.len() == 1 {
+                return Ok(insts.remove(0));
+            }
+            Ok(Box::new(TunedCipher { insts, pick }))
+        })),
+    };
+    Entry {
+        algorithm: AlgorithmId::Sym(algo),
+        provider: &PROVIDER,
+        variant: "auto".into(),
+        auto: true,
+        implementation: "auto".into(),
+        needs,
+        hw: vec![Hw::On],
+        hw_note: "ango's variants are chosen by name, not by OPENSSL_ia32cap".into(),
+        available: if available {
+            Ok(())
+        } else {
+            Err(format!("its default variant {default} does not run here"))
+        },
+        untimed: Vec::new(),
+        make,
+    }
 }

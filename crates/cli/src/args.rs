@@ -43,6 +43,9 @@ pub enum Cmd {
     Ct(CtArgs),
     /// Seed 002's study: cycles per key schedule and per block (chained), beside the throughput per block.
     Cycles(CyclesArgs),
+    /// Choose ango's `auto` variants for this CPU by measuring every variant at 16 B … 16 KiB, and
+    /// cache the choice per CPU model and microcode.
+    Tune(TuneArgs),
     /// Seed 004's record overhead: wire bytes of one TLS record per cipher suite and length.
     #[command(name = "tls-records")]
     TlsRecords(TlsRecordsArgs),
@@ -236,12 +239,13 @@ pub struct SpeedArgs {
     /// Short points (0.08 s each), for a first look.
     #[arg(long)]
     pub quick: bool,
-    /// Variants of ango's own primitives: auto (the best this CPU runs), all, or names like
-    /// chacha20/sse2 (see `ango list`) [default: auto; latency: all].
+    /// Variants of ango's own primitives: auto (per size class the variant a tuning measured
+    /// fastest on this CPU), all (every named variant), or names like chacha20/sse2 (see `ango
+    /// list`) [default: auto; latency: all].
     #[arg(long = "impl", value_name = "LIST")]
     pub impls: Option<String>,
-    /// Re-measure a noisy point (robust CV > 5%) up to N more times and keep the steadiest attempt
-    /// [default: 2; 0 with --quick, whose points are flagged noisy, not re-measured].
+    /// Give a point whose implementations' paired ratios are not yet steady (95% interval within
+    /// ±1%) when its time is up up to N more times its time [default: 2; 0 with --quick].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub retries: Option<String>,
     /// Pin the measurement (and its worker processes) to this CPU [default: none: unpinned].
@@ -253,6 +257,27 @@ pub struct SpeedArgs {
     /// [default: one worker; run: every CPU].
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "all")]
     pub multi: Option<String>,
+    /// Do not tune: ango's `auto` runs the variant the CPU's feature flags pick, at every size
+    /// [default: tuned, from the cache of `ango tune` or measured at the start].
+    #[arg(long = "no-tune")]
+    pub no_tune: bool,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct TuneArgs {
+    /// Algorithms, comma-separated [default: every algorithm of ango's with more than one
+    /// variant that runs here].
+    #[arg(long, value_name = "LIST")]
+    pub algo: Option<String>,
+    /// Shorter measurements.
+    #[arg(long)]
+    pub quick: bool,
+    /// Print the cached tuning of this CPU and build without measuring (exit 1 if there is none).
+    #[arg(long)]
+    pub cached: bool,
+    /// table or json.
+    #[arg(long, default_value = "table")]
+    pub format: String,
 }
 
 #[derive(Args, Debug)]

@@ -51,6 +51,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Worker => worker(),
         Cmd::Ct(a) => ct_cmd(&a),
         Cmd::Cycles(a) => crate::cycles::cycles_cmd(&a),
+        Cmd::Tune(a) => tune_cmd(&a),
         Cmd::TlsRecords(a) => crate::tls_records::tls_records_cmd(&a),
         Cmd::TlsPolicy(a) => crate::tls_policy::tls_policy_cmd(&a),
         Cmd::TlsServer(a) => crate::tls_remote::tls_server_cmd(&a),
@@ -375,6 +376,29 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
             total
         );
     }
+    // ango's `auto` variants, chosen for this CPU before anything is timed.
+    let mut planned: Vec<&ango_study::speed::Planned> = Vec::new();
+    if !run_args.is_some_and(|r| r.no_speed) {
+        planned.extend(&spec.points);
+    }
+    for s in [&latency_spec, &multi_spec].into_iter().flatten() {
+        planned.extend(&s.points);
+    }
+    let auto_algos = auto_algorithms(&planned);
+    if !auto_algos.is_empty() {
+        match tune_for_run(&auto_algos, a.quick, a.no_tune)? {
+            Some(t) => {
+                env.tuning = Some(t);
+                if let Some(d) = &dir {
+                    d.write_json(ENV, &env)?;
+                }
+            }
+            None => {
+                esay!("ango: interrupted while tuning; nothing was measured");
+                return Ok(130);
+            }
+        }
+    }
     let cycle_label = if env.cycle_source == "tsc" {
         "TSC cycles"
     } else {
@@ -541,6 +565,155 @@ fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
         );
     }
     Ok(sink.finish(interrupted))
+}
+
+/// The algorithms whose ango `auto` is among `planned`.
+fn auto_algorithms(planned: &[&ango_study::speed::Planned]) -> Vec<Algorithm> {
+    let catalog = ango_backends::catalog();
+    let mut v = Vec::new();
+    for p in planned {
+        if let Ok(e) = catalog.entry(&p.entry) {
+            if let (true, AlgorithmId::Sym(a)) = (
+                e.provider.name == ango_backends::prims::PROVIDER.name && e.variant == "auto",
+                e.algorithm,
+            ) {
+                if !v.contains(&a) {
+                    v.push(a);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Tune `auto` for `algos` (cache first), saying what it does; the
+/// tuning as env.json holds it, or None when Ctrl-C stopped it. With
+/// `--no-tune` nothing is measured and `auto` keeps the feature flags'
+/// default.
+fn tune_for_run(
+    algos: &[Algorithm],
+    quick: bool,
+    no_tune: bool,
+) -> Result<Option<serde_json::Value>> {
+    if no_tune {
+        ango_backends::prims::set_auto_table(None);
+        return Ok(Some(serde_json::json!({
+            "source": "features",
+            "summary": "--no-tune: auto runs the variant the CPU's feature flags pick, at every size",
+        })));
+    }
+    let opts = ango_study::tune::TuneOptions {
+        algorithms: algos.to_vec(),
+        quick,
+        fresh: false,
+        cache: true,
+    };
+    let t = ango_study::tune::prepare(&opts, &mut |m| esay!("ango: {m}"))?;
+    Ok(t.map(|t| {
+        esay!("ango: auto variants {}", t.summary);
+        serde_json::to_value(&t).expect("a tuning serialises")
+    }))
+}
+
+/// `ango tune`: measure (or, with `--cached`, read back) the choice of
+/// `auto` for this CPU and build, cache it and print it.
+fn tune_cmd(a: &crate::args::TuneArgs) -> Result<i32> {
+    let format = match a.format.as_str() {
+        "table" | "json" => a.format.as_str(),
+        f => {
+            return Err(Error::usage(format!(
+                "unknown format '{f}'; valid: table, json"
+            )))
+        }
+    };
+    let algos: Vec<Algorithm> = match &a.algo {
+        None => Algorithm::ALL.to_vec(),
+        Some(s) => {
+            let mut v = Vec::new();
+            for n in s.split(',') {
+                let n = n.trim();
+                if n.is_empty() {
+                    return Err(Error::usage(
+                        "--algo has an empty item; give algorithm names separated by commas",
+                    ));
+                }
+                let x = Algorithm::parse(n)?;
+                if !v.contains(&x) {
+                    v.push(x);
+                }
+            }
+            v
+        }
+    };
+    let tunable = ango_study::tune::tunable(&algos);
+    if tunable.is_empty() {
+        return Err(Error::usage(format!(
+            "ango has no variant of {} that runs here; valid: {}",
+            algos
+                .iter()
+                .map(|x| x.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            ango_study::tune::tunable(Algorithm::ALL)
+                .iter()
+                .map(|x| x.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    install_interrupt_handler();
+    let opts = ango_study::tune::TuneOptions {
+        algorithms: tunable,
+        quick: a.quick,
+        fresh: !a.cached,
+        cache: true,
+    };
+    if a.cached {
+        // Read back only: a missing algorithm is not measured.
+        let cpu = ango_study::tune::CpuId::here();
+        let file = ango_study::tune::cache_dir().map(|d| d.join(format!("{}.json", cpu.key())));
+        let t = file
+            .as_ref()
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .and_then(|t| serde_json::from_str::<ango_study::tune::Tuning>(&t).ok())
+            .filter(|t| t.build == ango_study::tune::build_id());
+        return match t {
+            Some(t) => {
+                print_tuning(&t, format);
+                Ok(0)
+            }
+            None => {
+                eprintln!(
+                    "ango: no tuning of this CPU ({}) and build cached{}",
+                    cpu.key(),
+                    file.map(|f| format!(" in {}", f.display()))
+                        .unwrap_or_default()
+                );
+                Ok(1)
+            }
+        };
+    }
+    match ango_study::tune::prepare(&opts, &mut |m| esay!("ango: {m}"))? {
+        Some(t) => {
+            print_tuning(&t, format);
+            Ok(0)
+        }
+        None => {
+            eprintln!("ango: interrupted; nothing was cached");
+            Ok(130)
+        }
+    }
+}
+
+fn print_tuning(t: &ango_study::tune::Tuning, format: &str) {
+    if format == "json" {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(t).expect("a tuning serialises")
+        );
+    } else {
+        print!("{}", ango_study::tune::text(t));
+    }
 }
 
 /// `ango run`'s constant-time pass: every target, memcheck where valgrind
@@ -1097,7 +1270,7 @@ fn list(a: &FormatArgs) -> Result<i32> {
             }
             for e in entries {
                 match algo {
-                    AlgorithmId::Sym(_) => {
+                    AlgorithmId::Sym(a) => {
                         for &hw in Hw::ALL {
                             // A provider's variants are listed under hw=on;
                             // the other settings name the automatic one.
@@ -1107,7 +1280,13 @@ fn list(a: &FormatArgs) -> Result<i32> {
                             let (status, detail) = match e.runs(hw) {
                                 Ok(()) if p.has_variants && e.auto => (
                                     "available",
-                                    format!("{} (auto; --impl {})", e.implementation, e.variant),
+                                    format!(
+                                        "auto: a variant per size class, measured at the start \
+                                         of a run or by `ango tune`; without a tuning {} \
+                                         (--impl auto)",
+                                        ango_backends::prims::default_variant(a)
+                                            .unwrap_or_default()
+                                    ),
                                 ),
                                 Ok(()) if p.has_variants => (
                                     "available",

@@ -712,6 +712,7 @@ fn impl_selects_named_variants_and_auto_is_the_widest() {
             "json",
             "--impl",
             "auto,chacha20/portable,chacha20/sse2",
+            "--no-tune",
         ])
         .assert()
         .success();
@@ -738,10 +739,105 @@ fn impl_selects_named_variants_and_auto_is_the_widest() {
     .find(|(_, f)| has(f))
     .map(|(v, _)| v)
     .unwrap_or("chacha20/portable");
-    assert_eq!(imps[0], auto, "the auto point comes first: {imps:?}");
+    // Untuned, `auto` runs the feature flags' widest variant, and says so.
+    assert_eq!(imps[0], "auto", "the auto point comes first: {imps:?}");
+    let pick = v[0]
+        .auto
+        .as_ref()
+        .expect("an auto record names its variant");
+    assert_eq!(
+        (
+            pick.variant.as_str(),
+            pick.chosen_by.as_str(),
+            pick.class_bytes
+        ),
+        (auto, "features", 256)
+    );
+    assert!(v[1..].iter().all(|r| r.auto.is_none()));
     for r in &v {
         assert!(r.kat.starts_with("pass"), "{}: {}", r.implementation, r.kat);
     }
+}
+
+/// `auto` tuned: measured once for this CPU and build, cached, read back
+/// by the next run and by `ango tune --cached`; records name the variant of
+/// their class; env.json holds the tuning.
+#[test]
+fn auto_is_tuned_at_the_start_cached_and_read_back() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("run");
+    let speed = |dir: Option<&std::path::Path>| {
+        let mut c = ango();
+        c.env("XDG_CACHE_HOME", cache.path()).args([
+            "speed",
+            "--algo",
+            "aes-128-ctr",
+            "--backend",
+            "ango",
+            "--sizes",
+            "16,16384",
+            "--samples",
+            "3",
+            "--op",
+            "both",
+            "--format",
+            "json",
+        ]);
+        if let Some(d) = dir {
+            c.arg("--out").arg(d);
+        }
+        let a = c.assert().success();
+        let v: Vec<ango_core::SpeedRecord> =
+            serde_json::from_slice(&a.get_output().stdout).unwrap();
+        (
+            v,
+            String::from_utf8_lossy(&a.get_output().stderr).to_string(),
+        )
+    };
+    let (first, said) = speed(Some(&dir));
+    assert!(said.contains("tuning aes-128-ctr"), "{said}");
+    let candidates = ["aes/aesni", "aes/vaes", "aes/vaes512", "aes/bitsliced"];
+    for r in &first {
+        let p = r.auto.as_ref().unwrap();
+        assert_eq!(p.chosen_by, "measured");
+        assert_eq!(p.class_bytes, r.size_bytes);
+        assert!(candidates.contains(&p.variant.as_str()), "{p:?}");
+        assert!(r.kat.contains("the variants it runs here"), "{}", r.kat);
+    }
+    let env: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("env.json")).unwrap()).unwrap();
+    assert_eq!(env["tuning"]["source"], "measured");
+    assert_eq!(env["tuning"]["choices"].as_array().unwrap().len(), 12);
+    assert!(env["noise"]["before"]["median_ns"].as_f64().unwrap() > 0.0);
+    // The next run reads it back.
+    let (again, said) = speed(None);
+    assert!(!said.contains("tuning aes-128-ctr"), "{said}");
+    for (a, b) in first.iter().zip(&again) {
+        let (pa, pb) = (a.auto.as_ref().unwrap(), b.auto.as_ref().unwrap());
+        assert_eq!(
+            (pa.variant.as_str(), pb.chosen_by.as_str()),
+            (pb.variant.as_str(), "cache")
+        );
+    }
+    let a = ango()
+        .env("XDG_CACHE_HOME", cache.path())
+        .args(["tune", "--cached", "--format", "json"])
+        .assert()
+        .success();
+    let t: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    assert!(t["key"].as_str().unwrap().contains("-f"), "{t}");
+    // Nothing cached elsewhere: exit 1, saying so.
+    let empty = tempfile::tempdir().unwrap();
+    ango()
+        .env("XDG_CACHE_HOME", empty.path())
+        .args(["tune", "--cached"])
+        .assert()
+        .code(1);
+    ango()
+        .args(["tune", "--algo", "aes-128-gcm,,x"])
+        .assert()
+        .code(2);
 }
 
 #[test]

@@ -291,6 +291,18 @@ impl AesKey {
         }
     }
 
+    /// The AES-NI keys of a variant with the AES instructions (AES-NI,
+    /// VAES, VAES-512), for code that runs one block chain on them (CCM).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn ni_keys(&self) -> Option<(cpu::AesNi, &aesni::Keys)> {
+        match &self.inner {
+            Inner::AesNi(t, k) => Some((*t, k)),
+            Inner::Vaes(t, k) => Some((t.aesni(), k)),
+            Inner::Vaes512(t, k) => Some((t.vaes().aesni(), k)),
+            _ => None,
+        }
+    }
+
     /// The VAES variants' keys, for the stitched GCM.
     #[cfg(target_arch = "x86_64")]
     pub(crate) fn vaes_keys(&self) -> Option<(Width, &aesni::Keys)> {

@@ -180,7 +180,11 @@ pub fn targets() -> Vec<Target> {
     ] {
         let catalog = ango_backends::catalog();
         let entries = catalog.runnable(AlgorithmId::Sym(a));
-        for e in entries.iter().filter(|e| e.provider.name == "ango") {
+        // `auto` runs one of the variants checked here.
+        for e in entries
+            .iter()
+            .filter(|e| e.provider.name == "ango" && e.variant != "auto")
+        {
             let t = target(
                 a.name(),
                 "ango",

@@ -8,6 +8,7 @@ pub mod event;
 pub mod pk;
 pub mod speed;
 pub mod tls;
+pub mod tune;
 
 pub use event::{Event, Sink};
 

@@ -82,12 +82,18 @@ fn ecb(k: &Keys, buf: &mut [u8], decrypt: bool) {
     }
 }
 
-pub fn encrypt_blocks(_t: Vaes, k: &Keys, buf: &mut [u8]) {
+pub fn encrypt_blocks(t: Vaes, k: &Keys, buf: &mut [u8]) {
+    if buf.len() <= super::aesni::FEW {
+        return super::aesni::ecb_few(t.aesni(), k, buf, false);
+    }
     // SAFETY: the Vaes token exists only when the CPU has VAES, AVX2, AES-NI.
     unsafe { ecb(k, buf, false) }
 }
 
-pub fn decrypt_blocks(_t: Vaes, k: &Keys, buf: &mut [u8]) {
+pub fn decrypt_blocks(t: Vaes, k: &Keys, buf: &mut [u8]) {
+    if buf.len() <= super::aesni::FEW {
+        return super::aesni::ecb_few(t.aesni(), k, buf, true);
+    }
     // SAFETY: as above.
     unsafe { ecb(k, buf, true) }
 }
