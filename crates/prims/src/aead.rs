@@ -186,7 +186,7 @@ impl ChaCha20Poly1305 {
     fn first_span(&self, len: usize) -> Option<usize> {
         let need = 64 + len;
         #[cfg(target_arch = "x86_64")]
-        if let (ChaCha20::Avx512(_), Poly1305::Ifma(_)) = (self.chacha, self.poly) {
+        if let (Some(_), Poly1305::Ifma(_)) = (self.chacha.wide(), self.poly) {
             if len > short::TEXT {
                 // One sixteen-block call: the key and the whole text.
                 return Some(FIRST_MAX);
@@ -195,7 +195,7 @@ impl ChaCha20Poly1305 {
         // The AVX-512 code runs what is under 1 KiB on the AVX2 code.
         let name = match self.chacha {
             #[cfg(target_arch = "x86_64")]
-            ChaCha20::Avx512(_) => "avx2",
+            ChaCha20::Avx512(_) | ChaCha20::Avx512Zmm(_) => "avx2",
             c => c.name(),
         };
         match name {
@@ -297,7 +297,7 @@ impl ChaCha20Poly1305 {
     fn short(&self, len: usize) -> Option<crate::cpu::Avx2> {
         match (self.chacha, self.poly) {
             (
-                ChaCha20::Avx2(_) | ChaCha20::Avx512(_),
+                ChaCha20::Avx2(_) | ChaCha20::Avx512(_) | ChaCha20::Avx512Zmm(_),
                 Poly1305::Avx2(_) | Poly1305::Ifma(_) | Poly1305::Radix64,
             ) if len <= short::text_max() => crate::cpu::Avx2::detect(),
             _ => None,
@@ -306,9 +306,9 @@ impl ChaCha20Poly1305 {
 
     /// The AVX-512 pair's wide code, for a text of more than 960 bytes.
     #[cfg(target_arch = "x86_64")]
-    fn wide(&self, len: usize) -> Option<crate::cpu::Avx512> {
-        match (self.chacha, self.poly) {
-            (ChaCha20::Avx512(t), Poly1305::Ifma(_)) if len > FIRST_MAX - 64 => Some(t),
+    fn wide(&self, len: usize) -> Option<avx512::Wide> {
+        match (self.chacha.wide(), self.poly) {
+            (Some(w), Poly1305::Ifma(_)) if len > FIRST_MAX - 64 => Some(w),
             _ => None,
         }
     }
@@ -321,9 +321,13 @@ impl ChaCha20Poly1305 {
     #[cfg(target_arch = "x86_64")]
     fn pairs(&self, len: usize, sealing: bool) -> Option<crate::cpu::Ifma> {
         let from = if sealing { 4 * 1024 } else { 3 * 1024 };
+        // The `avx512-zmm` variant leaves the MAC to the vector code.
+        let stitch = self.chacha.wide().is_some_and(|w| !w.zmm);
         match self.poly {
             Poly1305::Ifma(t)
-                if wide_layout(len).0 >= from && std::arch::is_x86_feature_detected!("bmi2") =>
+                if stitch
+                    && wide_layout(len).0 >= from
+                    && std::arch::is_x86_feature_detected!("bmi2") =>
             {
                 Some(t)
             }
@@ -344,7 +348,7 @@ impl ChaCha20Poly1305 {
     #[cfg(target_arch = "x86_64")]
     fn through_pairs(
         &self,
-        t: crate::cpu::Avx512,
+        t: avx512::Wide,
         ti: crate::cpu::Ifma,
         nonce: &[u8; 12],
         aad: &[u8],
@@ -391,7 +395,7 @@ impl ChaCha20Poly1305 {
         for _ in 0..later / 2 {
             st[12] = 1 + (pos / 64) as u32;
             if src.is_some() || m + avx512::MAC_SPAN <= pos {
-                avx512::pair_mac(t, &st, src_chunks, chunks, pos, m, &mut sm);
+                avx512::pair_mac(t.token, &st, src_chunks, chunks, pos, m, &mut sm);
                 m += avx512::MAC_SPAN;
             } else {
                 avx512::xor_keystream(t, key, st[12], nonce, &mut chunks[pos..pos + 2048]);
@@ -414,7 +418,7 @@ impl ChaCha20Poly1305 {
     #[cfg(target_arch = "x86_64")]
     fn open_pairs(
         &self,
-        t: crate::cpu::Avx512,
+        t: avx512::Wide,
         ti: crate::cpu::Ifma,
         nonce: &[u8; 12],
         aad: &[u8],
@@ -437,7 +441,7 @@ impl ChaCha20Poly1305 {
         let (mut m, mut pos) = (ahead, 1024);
         for _ in 0..n {
             st[12] = 1 + (pos / 64) as u32;
-            avx512::pair_mac(t, &st, None, buf, pos, m, &mut sm);
+            avx512::pair_mac(t.token, &st, None, buf, pos, m, &mut sm);
             (m, pos) = (m + avx512::MAC_SPAN, pos + 2048);
         }
         debug_assert_eq!(m, pos);
@@ -462,13 +466,7 @@ impl ChaCha20Poly1305 {
     /// layout, beside the sixteen blocks); then the other chunks, the tail
     /// if not carried, and the MAC.
     #[cfg(target_arch = "x86_64")]
-    fn seal_wide(
-        &self,
-        t: crate::cpu::Avx512,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: &mut [u8],
-    ) -> [u8; 16] {
+    fn seal_wide(&self, t: avx512::Wide, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
         if let Some(ti) = self.pairs(buf.len(), true) {
             return self.through_pairs(t, ti, nonce, aad, None, buf);
         }
@@ -502,7 +500,7 @@ impl ChaCha20Poly1305 {
     #[cfg(target_arch = "x86_64")]
     fn open_wide(
         &self,
-        t: crate::cpu::Avx512,
+        t: avx512::Wide,
         nonce: &[u8; 12],
         aad: &[u8],
         ct: Option<&[u8]>,

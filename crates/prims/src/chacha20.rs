@@ -102,15 +102,33 @@ variants! {
         x86_64 {
             Sse2(cpu::Sse2) => "sse2" needs ["sse2"] else "CPU lacks SSE2",
             Avx2(cpu::Avx2) => "avx2" needs ["avx2"] else "CPU lacks AVX2",
+            Avx512Zmm(cpu::Avx512) => "avx512-zmm" needs ["avx512f"] else "CPU lacks AVX-512F",
             Avx512(cpu::Avx512) => "avx512" needs ["avx512f"] else "CPU lacks AVX-512F",
         }
     }
 }
 
 impl ChaCha20 {
-    /// The best variant this CPU can run ("auto").
+    /// The widest variant this CPU can run, by its feature flags (`auto`
+    /// without a tuning): AVX-512 (its default layout), AVX2, SSE2,
+    /// portable.
     pub fn auto() -> ChaCha20 {
-        *ChaCha20::available().last().expect("portable always runs")
+        let av = ChaCha20::available();
+        ["avx512", "avx2", "sse2"]
+            .iter()
+            .find_map(|n| av.iter().copied().find(|c| c.name() == *n))
+            .unwrap_or(ChaCha20::Portable)
+    }
+
+    /// The AVX-512 code this variant runs, if it is one of the AVX-512
+    /// variants.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn wide(self) -> Option<avx512::Wide> {
+        match self {
+            ChaCha20::Avx512(t) => Some(avx512::Wide::new(t, false)),
+            ChaCha20::Avx512Zmm(t) => Some(avx512::Wide::new(t, true)),
+            _ => None,
+        }
     }
 
     /// XOR the keystream starting at block `counter` into `buf`.
@@ -122,7 +140,13 @@ impl ChaCha20 {
             #[cfg(target_arch = "x86_64")]
             ChaCha20::Avx2(t) => avx2::xor_keystream(t, key, counter, nonce, buf),
             #[cfg(target_arch = "x86_64")]
-            ChaCha20::Avx512(t) => avx512::xor_keystream(t, key, counter, nonce, buf),
+            ChaCha20::Avx512(t) => {
+                avx512::xor_keystream(avx512::Wide::new(t, false), key, counter, nonce, buf)
+            }
+            #[cfg(target_arch = "x86_64")]
+            ChaCha20::Avx512Zmm(t) => {
+                avx512::xor_keystream(avx512::Wide::new(t, true), key, counter, nonce, buf)
+            }
         }
     }
 }
@@ -195,6 +219,9 @@ mod tests {
     #[test]
     fn unknown_variant_names_the_valid_ones() {
         let e = ChaCha20::by_name("neon").unwrap_err();
-        assert!(e.contains("portable, sse2, avx2, avx512"), "{e}");
+        assert!(
+            e.contains("portable, sse2, avx2, avx512-zmm, avx512"),
+            "{e}"
+        );
     }
 }

@@ -40,7 +40,11 @@ pub const INPUT: usize = 64;
 /// 64-byte targets never reach.
 pub const LONG_INPUT: usize = 5120;
 /// The compositions that get a long-message target as well.
-const LONG: [&str; 2] = ["aes/vaes512+ghash/vpclmul", "chacha20/avx512+poly1305/ifma"];
+const LONG: [&str; 3] = [
+    "aes/vaes512+ghash/vpclmul",
+    "chacha20/avx512+poly1305/ifma",
+    "chacha20/avx512-zmm+poly1305/ifma",
+];
 /// Bytes of AAD for the AEAD targets (public, as a TLS record header).
 const AAD: [u8; 13] = [0x17; 13];
 

@@ -726,11 +726,11 @@ pub(crate) unsafe fn thirty_two_mac(
 /// AVX-512F; `src` and `dst` each valid for 1024 bytes (the same, or
 /// apart).
 #[target_feature(enable = "avx512f")]
-unsafe fn sixteen_any(state: &[u32; 16], src: *const u8, dst: *mut u8) {
+unsafe fn sixteen_any(zmm: bool, state: &[u32; 16], src: *const u8, dst: *mut u8) {
     // SAFETY: AVX-512F (this function requires it), VL where detected; the
     // caller's 1024 bytes at each pointer.
     unsafe {
-        match crate::cpu::Avx512Vl::detect() {
+        match crate::cpu::Avx512Vl::detect().filter(|_| !zmm) {
             Some(_) => sixteen_halves(state, src, dst),
             None => sixteen::<0>(state, src, dst, &[], &mut []),
         }
@@ -739,10 +739,34 @@ unsafe fn sixteen_any(state: &[u32; 16], src: *const u8, dst: *mut u8) {
 
 /// XOR sixteen keystream blocks (counters state[12] .. +15) into `buf`.
 #[target_feature(enable = "avx512f")]
-fn sixteen_blocks(state: &[u32; 16], buf: &mut [u8; 1024]) {
+fn sixteen_blocks(zmm: bool, state: &[u32; 16], buf: &mut [u8; 1024]) {
     let p = buf.as_mut_ptr();
     // SAFETY: the 1024 bytes of `buf`, read and written through one pointer.
-    unsafe { sixteen_any(state, p, p) }
+    unsafe { sixteen_any(zmm, state, p, p) }
+}
+
+/// The AVX-512 code as a ChaCha20 variant runs it: its token, and whether
+/// sixteen blocks go in one set of 512-bit registers (`zmm`, the
+/// `avx512-zmm` variant) or, where the CPU has AVX-512VL, as two sets of
+/// eight in 256-bit registers (`avx512`). Zen 4 splits each 512-bit
+/// operation in two and issues 256-bit ones at twice the rate, so the
+/// halves win there (one KiB 194 → 172 ns); a core with full-width
+/// 512-bit units (Intel's since Skylake-SP: two 512-bit operations a cycle
+/// on ports 0+1 and 5, against three 256-bit ones) does more per cycle in
+/// zmm, and the `avx512-zmm` variant also leaves the MAC to the vector
+/// IFMA code instead of stitching the scalar one into the rounds, whose
+/// multiplies share those ports there. Which is faster on the CPU at hand
+/// is measured (`ango tune`), not assumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wide {
+    pub(crate) token: Avx512,
+    pub(crate) zmm: bool,
+}
+
+impl Wide {
+    pub fn new(token: Avx512, zmm: bool) -> Wide {
+        Wide { token, zmm }
+    }
 }
 
 /// The longest tail [`first_and_key`] carries beside the one-time key:
@@ -761,7 +785,7 @@ pub(crate) const CARRIED: usize = 448;
 /// 0's first 32 bytes (the one-time key) — block 0 and the tail's blocks in
 /// the horizontal layout beside the sixteen, so neither waits for the other.
 pub(crate) fn first_and_key(
-    token: Avx512,
+    token: Wide,
     key: &[u8; 32],
     nonce: &[u8; 12],
     chunk: &mut [u8; 1024],
@@ -774,7 +798,7 @@ pub(crate) fn first_and_key(
 /// [`first_and_key`], the text read from `src` (the chunk's 1024 bytes and
 /// a tail as long as `tail`) if given, written to `chunk` and `tail`.
 pub(crate) fn first_and_key_from(
-    _token: Avx512,
+    w: Wide,
     key: &[u8; 32],
     nonce: &[u8; 12],
     src: Option<(&[u8; 1024], &[u8])>,
@@ -785,7 +809,7 @@ pub(crate) fn first_and_key_from(
     assert!(tail.len() <= CARRIED);
     let st = portable::init_state(key, 1, nonce);
     let t = tail_counter;
-    let vl = crate::cpu::Avx512Vl::detect();
+    let vl = crate::cpu::Avx512Vl::detect().filter(|_| !w.zmm);
     let d = chunk.as_mut_ptr();
     let (s, tail_src) = match src {
         Some((c, ts)) => {
@@ -832,7 +856,7 @@ pub(crate) fn first_and_key_from(
 /// to `dst` (as long): whole 1024-byte chunks read from one and written to
 /// the other, a tail copied over and XORed there.
 pub(crate) fn xor_keystream_into(
-    token: Avx512,
+    token: Wide,
     key: &[u8; 32],
     counter: u32,
     nonce: &[u8; 12],
@@ -852,7 +876,7 @@ pub(crate) fn xor_keystream_into(
     for at in (pairs..whole).step_by(1024) {
         // SAFETY: the Avx512 token exists only when the CPU has AVX-512F;
         // 1024 bytes from `at` < whole lie inside both slices (same length).
-        unsafe { sixteen_any(&st, src[at..].as_ptr(), dst[at..].as_mut_ptr()) };
+        unsafe { sixteen_any(token.zmm, &st, src[at..].as_ptr(), dst[at..].as_mut_ptr()) };
         st[12] = st[12].wrapping_add(16);
     }
     dst[whole..].copy_from_slice(&src[whole..]);
@@ -860,13 +884,7 @@ pub(crate) fn xor_keystream_into(
 }
 
 /// XOR the keystream from block `counter` into `buf`.
-pub fn xor_keystream(
-    _token: Avx512,
-    key: &[u8; 32],
-    counter: u32,
-    nonce: &[u8; 12],
-    buf: &mut [u8],
-) {
+pub fn xor_keystream(w: Wide, key: &[u8; 32], counter: u32, nonce: &[u8; 12], buf: &mut [u8]) {
     let mut st = portable::init_state(key, counter, nonce);
     let mut pairs = buf.chunks_exact_mut(2048);
     for pair in &mut pairs {
@@ -880,7 +898,7 @@ pub fn xor_keystream(
     for chunk in &mut chunks {
         let chunk: &mut [u8; 1024] = chunk.try_into().expect("1024 bytes");
         // SAFETY: the Avx512 token exists only when the CPU has AVX-512F.
-        unsafe { sixteen_blocks(&st, chunk) };
+        unsafe { sixteen_blocks(w.zmm, &st, chunk) };
         st[12] = st[12].wrapping_add(16);
     }
     let rest = chunks.into_remainder();
@@ -890,7 +908,7 @@ pub fn xor_keystream(
         // vertical blocks and a horizontal tail after them.
         let mut ks = [0u8; 1024];
         // SAFETY: as above.
-        unsafe { sixteen_blocks(&st, &mut ks) };
+        unsafe { sixteen_blocks(w.zmm, &st, &mut ks) };
         rest.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
     } else if !rest.is_empty() {
         match (Avx2::detect(), Sse2::detect()) {
@@ -953,17 +971,21 @@ mod tests {
         }
         // Through the public calls: every length from 2 KiB to 5 KiB in
         // steps that cross the pairs, the single chunks and the tails.
-        for len in (2048..=5 * 1024 + 64).step_by(448) {
-            let mut fast = vec![0u8; len];
-            let mut slow = vec![0u8; len];
-            xor_keystream(t, &key, 9, &nonce, &mut fast);
-            portable::xor_keystream(&key, 9, &nonce, &mut slow);
-            assert_eq!(fast, slow, "len {len}");
-            let src: Vec<u8> = (0..len).map(|i| i as u8).collect();
-            let mut into = vec![0u8; len];
-            xor_keystream_into(t, &key, 9, &nonce, &src, &mut into);
-            let want: Vec<u8> = src.iter().zip(&slow).map(|(a, b)| a ^ b).collect();
-            assert_eq!(into, want, "into, len {len}");
+        // Both layouts of the sixteen-block code.
+        for zmm in [false, true] {
+            let w = Wide::new(t, zmm);
+            for len in (2048..=5 * 1024 + 64).step_by(448).chain([1024, 1600]) {
+                let mut fast = vec![0u8; len];
+                let mut slow = vec![0u8; len];
+                xor_keystream(w, &key, 9, &nonce, &mut fast);
+                portable::xor_keystream(&key, 9, &nonce, &mut slow);
+                assert_eq!(fast, slow, "len {len} zmm {zmm}");
+                let src: Vec<u8> = (0..len).map(|i| i as u8).collect();
+                let mut into = vec![0u8; len];
+                xor_keystream_into(w, &key, 9, &nonce, &src, &mut into);
+                let want: Vec<u8> = src.iter().zip(&slow).map(|(a, b)| a ^ b).collect();
+                assert_eq!(into, want, "into, len {len} zmm {zmm}");
+            }
         }
     }
 
