@@ -159,8 +159,8 @@ impl Exporter for Speed {
             &style.cycle_label,
         )
     }
-    fn html(&self, _style: &Style) -> String {
-        crate::html::speed_section(&self.0)
+    fn html(&self, style: &Style) -> String {
+        crate::html::speed_section(&self.0, &style.variant_providers)
     }
     fn findings(&self, _style: &Style) -> Vec<Finding> {
         crate::findings::speed(&self.0)

@@ -251,14 +251,25 @@ pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
     out
 }
 
+/// One own point against the fastest library measured beside it.
+pub struct PairedRow {
+    /// Algorithm, backend (with the implementation where it has several
+    /// here), setting and operation.
+    pub label: String,
+    pub size: u64,
+    pub library: String,
+    /// The library's time over the own one, per round (above 1: the own
+    /// code is faster), with its 95% interval.
+    pub ratio: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub rounds: u64,
+    pub steady: bool,
+}
+
 /// Every own point (a provider with variants) against the fastest library
-/// measured beside it, from its paired ratios: one line per (algorithm,
-/// implementation, operation, size), the library's time over the own one
-/// per round (above 1: the own code is faster) with its 95% interval.
-/// Empty when no own point has a library in its group.
-pub fn paired_table(records: &[SpeedRecord], variant_providers: &[String]) -> String {
-    let mut labels = Vec::new();
-    let mut cells = Vec::new();
+/// sampled beside it, from its paired ratios, in table order.
+pub fn paired_rows(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<PairedRow> {
     let (_, rows) = rows(records);
     let several = |k: &RowKey| {
         rows.iter().any(|(o, _)| {
@@ -267,6 +278,7 @@ pub fn paired_table(records: &[SpeedRecord], variant_providers: &[String]) -> St
                 && o.implementation != k.implementation
         })
     };
+    let mut out = Vec::new();
     for (k, by) in &rows {
         if !variant_providers.contains(&k.backend) {
             continue;
@@ -285,30 +297,51 @@ pub fn paired_table(records: &[SpeedRecord], variant_providers: &[String]) -> St
                 label.push_str(&format!(" [{}]", k.implementation));
             }
             label.push_str(&format!(" hw={} {}", k.hw, k.operation));
-            labels.push(label);
-            cells.push(vec![
-                size.to_string(),
-                format!("{:.2}", lib.ratio),
-                format!("{:.2}–{:.2}", lib.ci95_low, lib.ci95_high),
-                lib.backend.clone(),
-                format!("{}{}", p.rounds, if p.steady { "" } else { "*" }),
-            ]);
+            out.push(PairedRow {
+                label,
+                size: *size,
+                library: lib.backend.clone(),
+                ratio: lib.ratio,
+                ci95_low: lib.ci95_low,
+                ci95_high: lib.ci95_high,
+                rounds: p.rounds,
+                steady: p.steady,
+            });
         }
     }
-    if labels.is_empty() {
+    out
+}
+
+/// What the paired table shows, in words.
+pub const PAIRED_NOTE: &str = "Own code against the fastest library sampled beside it: the \
+    library's time over the own per round (Hodges-Lehmann, 95% interval of the signed-rank test; \
+    above 1 the own code is faster). '*': the group's ratios were not yet steady within the \
+    asked bound when its time was up.";
+
+/// [`paired_rows`] as a terminal table; empty when there are none.
+pub fn paired_table(records: &[SpeedRecord], variant_providers: &[String]) -> String {
+    let rows = paired_rows(records, variant_providers);
+    if rows.is_empty() {
         return String::new();
     }
+    let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.size.to_string(),
+                format!("{:.2}", r.ratio),
+                format!("{:.2}–{:.2}", r.ci95_low, r.ci95_high),
+                r.library.clone(),
+                format!("{}{}", r.rounds, if r.steady { "" } else { "*" }),
+            ]
+        })
+        .collect();
     let heads: Vec<String> = ["bytes", "× fastest", "95% CI", "library", "rounds"]
         .iter()
         .map(|h| h.to_string())
         .collect();
-    let mut out = String::from(
-        "Own code against the fastest library sampled beside it: the library's time over the \
-         own per round (Hodges-Lehmann, 95% interval of the signed-rank test; above 1 the own \
-         code is faster). '*': the group's ratios were not yet steady within the asked bound \
-         when its time was up.\n",
-    );
-    out = crate::summary::wrap(&out, 100, "");
+    let mut out = crate::summary::wrap(&format!("{PAIRED_NOTE}\n"), 100, "");
     out.push_str(&grid("point", &heads, &labels, &cells));
     out
 }

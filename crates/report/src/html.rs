@@ -423,6 +423,77 @@ fn env_section(env: &EnvInfo) -> String {
         );
     }
     out.push_str("</table>");
+    if let Some(t) = &env.tuning {
+        out.push_str(&tuning_html(t));
+    }
+    out
+}
+
+/// How `auto` was chosen on this CPU (env.json's `tuning`): per algorithm
+/// and operation, the variant of each size class and the runner-up's time
+/// over it.
+fn tuning_html(t: &serde_json::Value) -> String {
+    let Some(choices) = t["choices"].as_array().filter(|c| !c.is_empty()) else {
+        return String::new();
+    };
+    let mut classes: Vec<u64> = choices
+        .iter()
+        .filter_map(|c| c["class_bytes"].as_u64())
+        .collect();
+    classes.sort();
+    classes.dedup();
+    let mut out = String::from(
+        "<h3>How ango's auto variants were chosen here</h3><p>Every constant-time variant \
+         measured side by side at each size class; the fastest runs that class, unless the \
+         feature flags' default (=) was not measurably slower. Beside each choice: the \
+         runner-up's time over it (paired).</p><table><tr><th>algorithm</th><th>operation</th>",
+    );
+    for c in &classes {
+        let _ = write!(out, "<th>{c} B</th>");
+    }
+    out.push_str("</tr>");
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for c in choices {
+        let key = (
+            c["algorithm"].as_str().unwrap_or("").to_string(),
+            c["operation"].as_str().unwrap_or("").to_string(),
+        );
+        if seen.contains(&key) {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td>",
+            escape(&key.0),
+            escape(&key.1)
+        );
+        for class in &classes {
+            let cell = choices.iter().find(|x| {
+                x["algorithm"] == key.0.as_str()
+                    && x["operation"] == key.1.as_str()
+                    && x["class_bytes"].as_u64() == Some(*class)
+            });
+            match cell {
+                Some(x) => {
+                    let chosen = x["chosen"].as_str().unwrap_or("");
+                    let mark = if x["default"].as_str() == Some(chosen) {
+                        "= "
+                    } else {
+                        ""
+                    };
+                    let margin = x["margin"]
+                        .as_f64()
+                        .map(|m| format!(" ({m:.2}×)"))
+                        .unwrap_or_default();
+                    let _ = write!(out, "<td>{mark}{}{margin}</td>", escape(chosen));
+                }
+                None => out.push_str("<td>-</td>"),
+            }
+        }
+        out.push_str("</tr>");
+        seen.push(key);
+    }
+    out.push_str("</table>");
     out
 }
 
@@ -436,19 +507,56 @@ const METHOD: &str = "<h2>How the numbers were taken</h2><ul>\
 <li>This machine may be shared and noisy: compare ratios measured side by side in one run (<code>ango compare</code>), not absolute figures across runs.</li></ul>";
 
 /// The speed study's section: its findings, charts and tables.
-pub(crate) fn speed_section(records: &[SpeedRecord]) -> String {
+pub(crate) fn speed_section(records: &[SpeedRecord], variant_providers: &[String]) -> String {
     let mut out = String::new();
     let f = crate::findings::speed(records);
     if !f.is_empty() {
         out.push_str("<h2>Findings</h2>");
         out.push_str(&crate::findings::html(&f));
     }
+    out.push_str(&paired_html(records, variant_providers));
     if !records.is_empty() {
         out.push_str("<h2>Charts</h2>");
         out.push_str(&charts(records));
         out.push_str("<h2>Tables</h2>");
         out.push_str(&tables(records));
     }
+    out
+}
+
+/// The own code against the fastest library, paired (empty without one).
+fn paired_html(records: &[SpeedRecord], variant_providers: &[String]) -> String {
+    let rows = crate::formats::paired_rows(records, variant_providers);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "<h2>Own code against the fastest library</h2><p>{}</p><table><tr><th>point</th>\
+         <th>bytes</th><th>× fastest</th><th>95% CI</th><th>library</th><th>rounds</th></tr>",
+        escape(crate::formats::PAIRED_NOTE)
+    );
+    for r in rows {
+        let class = if r.ci95_low > 1.0 {
+            "ok"
+        } else if r.ci95_high < 1.0 {
+            "fail"
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=n>{}</td><td class=\"n {class}\">{:.2}</td><td class=n>{:.2}–{:.2}</td><td>{}</td><td class=n>{}{}</td></tr>",
+            escape(&r.label),
+            r.size,
+            r.ratio,
+            r.ci95_low,
+            r.ci95_high,
+            escape(&r.library),
+            r.rounds,
+            if r.steady { "" } else { "*" }
+        );
+    }
+    out.push_str("</table>");
     out
 }
 
