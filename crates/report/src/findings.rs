@@ -299,6 +299,70 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
             }
         }
     }
+    // Groups whose paired ratios were not steady when their time was up
+    // (each member's record says so; count each group once).
+    let mut unsteady: Vec<(&str, &str, &str, u64, u32)> = records
+        .iter()
+        .filter(|r| {
+            r.paired
+                .as_ref()
+                .is_some_and(|p| !p.steady && p.steady_within.is_some())
+        })
+        .map(|r| {
+            (
+                r.algorithm.as_str(),
+                r.operation.as_str(),
+                r.hw.as_str(),
+                r.size_bytes,
+                r.workers,
+            )
+        })
+        .collect();
+    unsteady.sort();
+    unsteady.dedup();
+    let mut groups: Vec<(&str, &str, &str, u64, u32)> = records
+        .iter()
+        .filter(|r| r.paired.as_ref().is_some_and(|p| p.steady_within.is_some()))
+        .map(|r| {
+            (
+                r.algorithm.as_str(),
+                r.operation.as_str(),
+                r.hw.as_str(),
+                r.size_bytes,
+                r.workers,
+            )
+        })
+        .collect();
+    groups.sort();
+    groups.dedup();
+    if !groups.is_empty() {
+        let within = records
+            .iter()
+            .find_map(|r| r.paired.as_ref().and_then(|p| p.steady_within))
+            .unwrap_or(0.01);
+        let f = Finding::new(
+            "speed",
+            "ango",
+            "",
+            format!(
+                "every point's implementations compare steadily (each paired ratio's 95% interval within ±{:.0}%)",
+                within * 100.0
+            ),
+        )
+        .value(unsteady.len() as f64, "unsteady points");
+        out.push(if unsteady.is_empty() {
+            f.verdict(Verdict::Holds).explain(format!(
+                "all {} points sampled side by side reached the bound before their time was up.",
+                groups.len()
+            ))
+        } else {
+            f.verdict(Verdict::DoesNotHold).explain(format!(
+                "{} of {} points sampled side by side had a ratio wider than the bound when their time (and its retries) was up; their ratios are still shown, with their intervals.",
+                unsteady.len(),
+                groups.len()
+            ))
+        });
+    }
     let noisy = records.iter().filter(|r| r.noisy).count();
     if noisy > 0 {
         out.push(
@@ -306,7 +370,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                 .value(noisy as f64, "noisy points")
                 .verdict(Verdict::DoesNotHold)
                 .explain(format!(
-                    "{noisy} of {} points were noisy (robust CV above 5%) after their re-measurements; their medians are still shown, marked '~' in tables.",
+                    "{noisy} of {} points were noisy (robust CV above 5% over all their rounds); their medians are still shown, marked '~' in tables.",
                     records.len()
                 )),
         );
