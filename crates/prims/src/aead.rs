@@ -2,7 +2,7 @@
 //! (draft-irtf-cfrg-xchacha §2.3), built from any pair of variants.
 
 #[cfg(target_arch = "x86_64")]
-mod short;
+pub(crate) mod short;
 #[cfg(target_arch = "x86_64")]
 mod stitched;
 
@@ -319,7 +319,7 @@ impl ChaCha20Poly1305 {
     /// one with 1,280 bytes of ciphertext before it: from 4 KiB), and BMI2
     /// (MULX).
     #[cfg(target_arch = "x86_64")]
-    fn pairs(&self, len: usize, sealing: bool) -> Option<crate::cpu::Ifma> {
+    pub(crate) fn pairs(&self, len: usize, sealing: bool) -> Option<crate::cpu::Ifma> {
         let from = if sealing { 4 * 1024 } else { 3 * 1024 };
         // The `avx512-zmm` variant leaves the MAC to the vector code.
         let stitch = self.chacha.wide().is_some_and(|w| !w.zmm);

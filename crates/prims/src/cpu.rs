@@ -176,3 +176,55 @@ impl Vaes512 {
         Vaes(())
     }
 }
+
+/// For tests of code that needs a CPU feature: on a CPU without it such a
+/// test must not pass by returning early. It checks instead that the
+/// variant is refused with the reason (`refused`: what asking for it gave)
+/// and says what it skipped; the feature's own part then does not run.
+#[cfg(test)]
+pub(crate) fn present_or_refused<T, E: core::fmt::Display>(
+    token: Option<T>,
+    what: &str,
+    refused: Result<(), E>,
+) -> Option<T> {
+    if token.is_some() {
+        return token;
+    }
+    let e = match refused {
+        Ok(()) => panic!("{what}: the CPU lacks it, yet the variant was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("lacks") || e.contains("needs"),
+        "{what}: refused without naming the missing feature: {e}"
+    );
+    eprintln!(
+        "skipped the {what} part (this CPU lacks it); checked instead that it is refused: {e}"
+    );
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::present_or_refused;
+
+    #[test]
+    fn a_missing_feature_must_be_refused_with_its_name() {
+        assert_eq!(
+            present_or_refused(Some(7), "X", Ok::<(), &str>(())),
+            Some(7)
+        );
+        assert_eq!(
+            present_or_refused(None::<u8>, "X", Err("CPU lacks X")),
+            None
+        );
+        let accepted =
+            std::panic::catch_unwind(|| present_or_refused(None::<u8>, "X", Ok::<(), &str>(())));
+        assert!(
+            accepted.is_err(),
+            "a variant accepted on a CPU without it must fail the test"
+        );
+        let nameless = std::panic::catch_unwind(|| present_or_refused(None::<u8>, "X", Err("no")));
+        assert!(nameless.is_err(), "a refusal must name the missing feature");
+    }
+}

@@ -855,11 +855,16 @@ mod tests {
     #[ignore = "needs root (network namespaces, veth, TUN, AF_PACKET): scripts/test runs it as root"]
     fn cleanup_stale_removes_dead_pid() {
         let _g = guard();
-        let name = "ango-999999-0-c";
-        if std::path::Path::new("/proc/999999").exists() {
-            eprintln!("skipping: pid 999999 exists");
-            return;
-        }
+        // A pid no process can have: the kernel hands out pids below
+        // pid_max.
+        let pid_max: u64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .expect("pid_max")
+            .trim()
+            .parse()
+            .expect("a number");
+        let name = format!("ango-{pid_max}-0-c");
+        let name = name.as_str();
+        assert!(!std::path::Path::new(&format!("/proc/{pid_max}")).exists());
         ip(&["netns", "add", name]).expect("ip netns add");
         let removed = cleanup_stale();
         let gone = !listed(&netns_list(), name);

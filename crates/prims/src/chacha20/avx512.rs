@@ -952,7 +952,13 @@ mod tests {
 
     #[test]
     fn thirty_two_gives_every_block_in_place_and_apart() {
-        let Some(t) = Avx512::detect() else { return };
+        let Some(t) = crate::cpu::present_or_refused(
+            Avx512::detect(),
+            "AVX-512F",
+            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
+        ) else {
+            return;
+        };
         let key: [u8; 32] = core::array::from_fn(|i| (i * 11 + 3) as u8);
         let nonce = [5u8; 12];
         // Counters that wrap inside the first set, between the sets, inside
@@ -992,7 +998,29 @@ mod tests {
     #[test]
     fn thirty_two_with_the_mac_gives_every_block_and_both_chains() {
         use crate::poly1305::radix64::Poly1305 as Mac;
-        if Avx512::detect().is_none() || !std::arch::is_x86_feature_detected!("bmi2") {
+        let bmi2 = std::arch::is_x86_feature_detected!("bmi2").then_some(());
+        // Without BMI2 the AEAD must not take the stitched pairs (MULX).
+        let bmi2_refused = match (
+            crate::chacha20::ChaCha20::by_name("avx512"),
+            crate::poly1305::Poly1305::by_name("ifma"),
+        ) {
+            (Ok(c), Ok(p))
+                if crate::aead::ChaCha20Poly1305::new(&[0; 32], c, p)
+                    .pairs(8192, false)
+                    .is_some() =>
+            {
+                Ok(())
+            }
+            _ => Err("CPU lacks BMI2 (or AVX-512F/IFMA): the stitched pairs are not taken"),
+        };
+        if crate::cpu::present_or_refused(
+            Avx512::detect(),
+            "AVX-512F",
+            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
+        )
+        .is_none()
+            || crate::cpu::present_or_refused(bmi2, "BMI2", bmi2_refused).is_none()
+        {
             return;
         }
         let nonce = [3u8; 12];
@@ -1057,7 +1085,25 @@ mod tests {
 
     #[test]
     fn sixteen_halves_gives_every_block_in_place_and_apart() {
-        if Avx512::detect().is_none() || crate::cpu::Avx512Vl::detect().is_none() {
+        // Without AVX-512VL the short AEAD path must stop at 448 bytes.
+        let vl_refused = if crate::aead::short::text_max() == crate::aead::short::TEXT {
+            Err("CPU lacks AVX-512VL: the short AEAD path stops at 448 bytes")
+        } else {
+            Ok(())
+        };
+        if crate::cpu::present_or_refused(
+            Avx512::detect(),
+            "AVX-512F",
+            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
+        )
+        .is_none()
+            || crate::cpu::present_or_refused(
+                crate::cpu::Avx512Vl::detect(),
+                "AVX-512VL",
+                vl_refused,
+            )
+            .is_none()
+        {
             return;
         }
         let key: [u8; 32] = core::array::from_fn(|i| (i * 5 + 9) as u8);
@@ -1082,7 +1128,15 @@ mod tests {
         // Both rotations of the horizontal sets (shifts, and VPROLD where
         // the CPU has AVX-512VL), one, two and four sets, counters anywhere
         // (wrapping modulo 2^32 as the vertical blocks' do).
-        let Some(_) = Avx512::detect() else { return };
+        if crate::cpu::present_or_refused(
+            Avx512::detect(),
+            "AVX-512F",
+            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
+        )
+        .is_none()
+        {
+            return;
+        }
         let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 1) as u8);
         let nonce = [9u8; 12];
         let st = portable::init_state(&key, u32::MAX - 3, &nonce);
