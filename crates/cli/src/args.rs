@@ -109,7 +109,7 @@ pub struct TlsRecordsArgs {
     /// 1,16,256,1024,16384].
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub sizes: Option<String>,
-    /// table or json (one record per point).
+    /// table, json (one record per point), csv, md or html (the report page).
     #[arg(long, default_value = "table")]
     pub format: String,
     /// Write a results directory here (results.jsonl with `suite: tls-records`, env.json, the
@@ -171,7 +171,7 @@ pub struct CyclesArgs {
     /// Fewer and shorter samples (11 of 1 ms instead of 31 of 4 ms).
     #[arg(long)]
     pub quick: bool,
-    /// table or json (one record per point).
+    /// table, json (one record per point), csv, md or html (the report page).
     #[arg(long, default_value = "table")]
     pub format: String,
     /// Write a results directory here (results.jsonl with `suite: cycles`, env.json) [default:
@@ -189,7 +189,7 @@ pub struct CtArgs {
     /// 20 000 measurements per dudect run instead of 200 000.
     #[arg(long)]
     pub quick: bool,
-    /// table or json (one record per target).
+    /// table, json (one record per target), csv, md or html (the report page).
     #[arg(long, default_value = "table")]
     pub format: String,
 }

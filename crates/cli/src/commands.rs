@@ -1946,19 +1946,34 @@ fn verify_pk(known: &mut Known) -> usize {
 pub(crate) const CT_MEASUREMENTS: [usize; 2] = [200_000, 20_000];
 
 fn ct_cmd(a: &CtArgs) -> Result<i32> {
-    check_format(&a.format)?;
+    let format = Format::parse(&a.format)?;
     let targets = ango_study::ct::select(ango_study::ct::targets(), a.impl_.as_deref())?;
     let n = CT_MEASUREMENTS[usize::from(a.quick)];
-    let json = a.format == "json";
+    let table = format == Format::Table;
     let (run_id, _) = utc_now();
-    let records = ct_pass(&targets, n, true, &run_id, !json)?;
-    if json {
+    let records = ct_pass(&targets, n, true, &run_id, table)?;
+    if format == Format::Json {
         println!(
             "{}",
             serde_json::to_string_pretty(&records).expect("records serialise")
         );
+    } else if !table {
+        let data = ReportData {
+            ct_records: records.clone(),
+            ..Default::default()
+        };
+        print_exported(&data, format);
     }
-    Ok(ct_verdict(&records, !json))
+    Ok(ct_verdict(&records, table))
+}
+
+/// A suite's records in CSV, Markdown or the HTML page, through the
+/// exporters (the suites whose table and JSON output are their own).
+pub(crate) fn print_exported(data: &ReportData, format: Format) {
+    print!(
+        "{}",
+        ango_report::export::render(data, format, &ango_report::export::Style::default())
+    );
 }
 
 /// Check `targets`, printing a line per target when `show`; memcheck runs

@@ -81,14 +81,7 @@ impl CyclesArgs {
         if let Some(n) = &self.iterations {
             plan.iterations = Some(parse_num("--iterations", n, 1u64, 1 << 32)?);
         }
-        match self.format.as_str() {
-            "table" | "json" => {}
-            f => {
-                return Err(Error::usage(format!(
-                    "unknown format '{f}'; valid: table, json"
-                )))
-            }
-        }
+        ango_report::export::Format::parse(&self.format)?;
         let (points, skipped) =
             ango_study::speed::resolve(catalog, &algorithms, &providers, &impls, &[Hw::On])?;
         let skips = skipped
@@ -112,20 +105,24 @@ impl CyclesArgs {
 
 pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
     let spec = a.spec()?;
-    let json = a.format == "json";
+    use ango_report::export::Format;
+    let format = Format::parse(&a.format)?;
+    let table = format == Format::Table;
     let run_id = crate::commands::new_run_id();
     let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
-    let (records, failed, interrupted) = measure_all(&spec, &run_id, dir.as_ref(), !json)?;
+    let (records, failed, interrupted) = measure_all(&spec, &run_id, dir.as_ref(), table)?;
+    let data = ango_report::html::ReportData {
+        env: Some(env),
+        cycles_records: records.clone(),
+        notes: crate::commands::interrupted_notes(interrupted),
+        ..Default::default()
+    };
     if let Some(d) = &dir {
-        let data = ango_report::html::ReportData {
-            env: Some(env),
-            cycles_records: records.clone(),
-            notes: crate::commands::interrupted_notes(interrupted),
-            ..Default::default()
-        };
         crate::commands::write_presentation(d, &data)?;
     }
-    if json {
+    if !table && format != Format::Json {
+        crate::commands::print_exported(&data, format);
+    } else if format == Format::Json {
         println!(
             "{}",
             serde_json::to_string_pretty(&records).expect("records serialise")

@@ -28,14 +28,7 @@ impl TlsRecordsArgs {
                 v.into_iter().map(|n| n as u64).collect()
             }
         };
-        match self.format.as_str() {
-            "table" | "json" => {}
-            f => {
-                return Err(Error::usage(format!(
-                    "unknown format '{f}'; valid: table, json"
-                )))
-            }
-        }
+        ango_report::export::Format::parse(&self.format)?;
         Ok(RecordsSpec {
             run_id: run_id.into(),
             suites,
@@ -48,7 +41,7 @@ impl TlsRecordsArgs {
 pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
     let run_id = crate::commands::new_run_id();
     let mut spec = a.spec(&run_id)?;
-    let json = a.format == "json";
+    let json = ango_report::export::Format::parse(&a.format)? == ango_report::export::Format::Json;
     let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
     if let Some(d) = &dir {
         spec.capture_dir = Some(d.path.join(records::CAPTURE_DIR));
@@ -75,17 +68,20 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
         },
     )?;
     let offers = records::chacha_offers();
+    let data = ango_report::html::ReportData {
+        env: Some(env),
+        tls_records_records: out.clone(),
+        suite_offers: offers.clone(),
+        notes: crate::commands::interrupted_notes(interrupted),
+        ..Default::default()
+    };
     if let Some(d) = &dir {
-        let data = ango_report::html::ReportData {
-            env: Some(env),
-            tls_records_records: out.clone(),
-            suite_offers: offers.clone(),
-            notes: crate::commands::interrupted_notes(interrupted),
-            ..Default::default()
-        };
         crate::commands::write_presentation(d, &data)?;
     }
-    if json {
+    let format = ango_report::export::Format::parse(&a.format)?;
+    if !json && format != ango_report::export::Format::Table {
+        crate::commands::print_exported(&data, format);
+    } else if json {
         println!(
             "{}",
             serde_json::to_string_pretty(&out).expect("records serialise")

@@ -1271,7 +1271,7 @@ fn ct_sees_the_table_leaks_and_passes_the_constant_time_code() {
         String::from_utf8_lossy(&out.stderr)
     );
     rejects(&["ct", "--impl", "aes/rot13"], "aes/bitsliced");
-    rejects(&["ct", "--format", "xml"], "table, json");
+    rejects(&["ct", "--format", "xml"], "table, json, csv, md, html");
 }
 
 #[test]
@@ -1767,7 +1767,7 @@ fn cycles_records_and_bad_input() {
         &["cycles", "--impl", "camellia/rot13"],
         "camellia/table64-nct",
     );
-    rejects(&["cycles", "--format", "xml"], "table, json");
+    rejects(&["cycles", "--format", "xml"], "table, json, csv, md, html");
 }
 
 /// `ango verify --vectors FILE`: a vector file of the user's own, run
@@ -1827,6 +1827,50 @@ fn verify_vectors_file() {
         ],
         "missing.txt",
     );
+}
+
+/// `ct`, `cycles` and `tls-records` print every format their exporters
+/// have, not only table and JSON: CSV with its header row, Markdown with
+/// '|' inside a cell escaped, the HTML page.
+#[test]
+fn ct_cycles_and_tls_records_print_all_five_formats() {
+    let cases: [(&[&str], &str, &str); 3] = [
+        (
+            &["ct", "--impl", "aes/bitsliced", "--quick"],
+            "algorithm,backend,implementation",
+            "| max \\|t\\| |",
+        ),
+        (
+            &[
+                "cycles",
+                "--quick",
+                "--algo",
+                "camellia-128-ecb",
+                "--backend",
+                "ango",
+            ],
+            "algorithm,cipher,backend,implementation",
+            "| ",
+        ),
+        (
+            &[
+                "tls-records",
+                "--suite",
+                "TLS_AES_128_GCM_SHA256",
+                "--sizes",
+                "1",
+            ],
+            "tls_version,cipher_suite",
+            "| TLS | cipher suite |",
+        ),
+    ];
+    for (args, csv, md) in cases {
+        for (fmt, needle) in [("csv", csv), ("md", md), ("html", "<!DOCTYPE html>")] {
+            let a = ango().args(args).args(["--format", fmt]).assert().success();
+            let s = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+            assert!(s.contains(needle), "{args:?} {fmt}: {s}");
+        }
+    }
 }
 
 /// `ango tls-records`: each record's wire bytes read from the captured
@@ -1910,7 +1954,10 @@ fn tls_records_reads_the_wire_bytes() {
     );
     rejects(&["tls-records", "--sizes", "16385"], "16384");
     rejects(&["tls-records", "--sizes", "0"], "--sizes");
-    rejects(&["tls-records", "--format", "xml"], "table, json");
+    rejects(
+        &["tls-records", "--format", "xml"],
+        "table, json, csv, md, html",
+    );
 }
 
 /// The processes (by pid) whose environment holds `mark`: the run started

@@ -163,13 +163,18 @@ pub fn csv(records: &[CtRecord]) -> String {
 }
 
 pub fn markdown(records: &[CtRecord]) -> String {
+    // A '|' inside a cell ("max |t|") would end it: escaped.
+    let row = |v: Vec<String>| {
+        let v: Vec<String> = v.iter().map(|c| c.replace('|', "\\|")).collect();
+        format!("| {} |", v.join(" | "))
+    };
     let mut out = format!(
-        "| {} |\n|{}\n",
-        COLUMNS.join(" | "),
+        "{}\n|{}\n",
+        row(COLUMNS.iter().map(|c| c.to_string()).collect()),
         "---|".repeat(COLUMNS.len())
     );
     for r in records {
-        let _ = writeln!(out, "| {} |", cells(r).join(" | "));
+        let _ = writeln!(out, "{}", row(cells(r).to_vec()));
     }
     out
 }
