@@ -120,13 +120,13 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
     if let Some(d) = &dir {
         crate::commands::write_presentation(d, &data)?;
     }
-    if !table && format != Format::Json {
-        crate::commands::print_exported(&data, format);
-    } else if format == Format::Json {
+    if format == Format::Json {
         println!(
             "{}",
             serde_json::to_string_pretty(&records).expect("records serialise")
         );
+    } else if !table {
+        crate::commands::print_exported(&data, format);
     } else {
         print!(
             "{}",

@@ -41,7 +41,9 @@ impl TlsRecordsArgs {
 pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
     let run_id = crate::commands::new_run_id();
     let mut spec = a.spec(&run_id)?;
-    let json = ango_report::export::Format::parse(&a.format)? == ango_report::export::Format::Json;
+    use ango_report::export::Format;
+    let format = Format::parse(&a.format)?;
+    let json = format == Format::Json;
     let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
     if let Some(d) = &dir {
         spec.capture_dir = Some(d.path.join(records::CAPTURE_DIR));
@@ -78,8 +80,7 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
     if let Some(d) = &dir {
         crate::commands::write_presentation(d, &data)?;
     }
-    let format = ango_report::export::Format::parse(&a.format)?;
-    if !json && format != ango_report::export::Format::Table {
+    if !json && format != Format::Table {
         crate::commands::print_exported(&data, format);
     } else if json {
         println!(

@@ -301,45 +301,34 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
     }
     // Groups whose paired ratios were not steady when their time was up
     // (each member's record says so; count each group once).
-    let mut unsteady: Vec<(&str, &str, &str, u64, u32)> = records
-        .iter()
-        .filter(|r| {
-            r.paired
-                .as_ref()
-                .is_some_and(|p| !p.steady && p.steady_within.is_some())
-        })
-        .map(|r| {
-            (
-                r.algorithm.as_str(),
-                r.operation.as_str(),
-                r.hw.as_str(),
-                r.size_bytes,
-                r.workers,
-            )
-        })
-        .collect();
-    unsteady.sort();
-    unsteady.dedup();
-    let mut groups: Vec<(&str, &str, &str, u64, u32)> = records
-        .iter()
-        .filter(|r| r.paired.as_ref().is_some_and(|p| p.steady_within.is_some()))
-        .map(|r| {
-            (
-                r.algorithm.as_str(),
-                r.operation.as_str(),
-                r.hw.as_str(),
-                r.size_bytes,
-                r.workers,
-            )
-        })
-        .collect();
-    groups.sort();
-    groups.dedup();
+    let distinct = |steady_too: bool| {
+        let mut v: Vec<(&str, &str, &str, u64, u32)> = records
+            .iter()
+            .filter(|r| {
+                r.paired
+                    .as_ref()
+                    .is_some_and(|p| p.steady_within.is_some() && (steady_too || !p.steady))
+            })
+            .map(|r| {
+                (
+                    r.algorithm.as_str(),
+                    r.operation.as_str(),
+                    r.hw.as_str(),
+                    r.size_bytes,
+                    r.workers,
+                )
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let (unsteady, groups) = (distinct(false), distinct(true));
     if !groups.is_empty() {
         let within = records
             .iter()
             .find_map(|r| r.paired.as_ref().and_then(|p| p.steady_within))
-            .unwrap_or(0.01);
+            .expect("every group counted has its bound");
         let f = Finding::new(
             "speed",
             "ango",

@@ -923,6 +923,16 @@ pub fn xor_keystream(w: Wide, key: &[u8; 32], counter: u32, nonce: &[u8; 12], bu
 mod tests {
     use super::*;
 
+    /// The AVX-512F token, or (on a CPU without it) None after checking
+    /// that the variant is refused.
+    fn avx512_or_refused() -> Option<Avx512> {
+        crate::cpu::present_or_refused(
+            Avx512::detect(),
+            "AVX-512F",
+            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
+        )
+    }
+
     /// Block `counter` of the keystream, from the portable code.
     fn block(key: &[u8; 32], nonce: &[u8; 12], counter: u32) -> [u8; 64] {
         let mut b = [0u8; 64];
@@ -952,11 +962,7 @@ mod tests {
 
     #[test]
     fn thirty_two_gives_every_block_in_place_and_apart() {
-        let Some(t) = crate::cpu::present_or_refused(
-            Avx512::detect(),
-            "AVX-512F",
-            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
-        ) else {
+        let Some(t) = avx512_or_refused() else {
             return;
         };
         let key: [u8; 32] = core::array::from_fn(|i| (i * 11 + 3) as u8);
@@ -1013,12 +1019,7 @@ mod tests {
             }
             _ => Err("CPU lacks BMI2 (or AVX-512F/IFMA): the stitched pairs are not taken"),
         };
-        if crate::cpu::present_or_refused(
-            Avx512::detect(),
-            "AVX-512F",
-            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
-        )
-        .is_none()
+        if avx512_or_refused().is_none()
             || crate::cpu::present_or_refused(bmi2, "BMI2", bmi2_refused).is_none()
         {
             return;
@@ -1091,12 +1092,7 @@ mod tests {
         } else {
             Ok(())
         };
-        if crate::cpu::present_or_refused(
-            Avx512::detect(),
-            "AVX-512F",
-            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
-        )
-        .is_none()
+        if avx512_or_refused().is_none()
             || crate::cpu::present_or_refused(
                 crate::cpu::Avx512Vl::detect(),
                 "AVX-512VL",
@@ -1128,13 +1124,7 @@ mod tests {
         // Both rotations of the horizontal sets (shifts, and VPROLD where
         // the CPU has AVX-512VL), one, two and four sets, counters anywhere
         // (wrapping modulo 2^32 as the vertical blocks' do).
-        if crate::cpu::present_or_refused(
-            Avx512::detect(),
-            "AVX-512F",
-            crate::chacha20::ChaCha20::by_name("avx512").map(drop),
-        )
-        .is_none()
-        {
+        if avx512_or_refused().is_none() {
             return;
         }
         let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 1) as u8);
