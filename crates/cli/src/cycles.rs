@@ -108,17 +108,17 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
     use ango_report::export::Format;
     let format = Format::parse(&a.format)?;
     let table = format == Format::Table;
-    let run_id = crate::commands::new_run_id();
-    let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
+    let run_id = crate::driver::new_run_id();
+    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
     let (records, failed, interrupted) = measure_all(&spec, &run_id, dir.as_ref(), table)?;
-    let data = ango_report::html::ReportData {
+    let data = ango_report::data::ReportData {
         env: Some(env),
         cycles_records: records.clone(),
-        notes: crate::commands::interrupted_notes(interrupted),
+        notes: crate::driver::interrupted_notes(interrupted),
         ..Default::default()
     };
     if let Some(d) = &dir {
-        crate::commands::write_presentation(d, &data)?;
+        crate::driver::write_presentation(d, &data)?;
     }
     if format == Format::Json {
         println!(
@@ -126,7 +126,7 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
             serde_json::to_string_pretty(&records).expect("records serialise")
         );
     } else if !table {
-        crate::commands::print_exported(&data, format);
+        crate::driver::print_exported(&data, format);
     } else {
         print!(
             "{}",
@@ -137,7 +137,7 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
         }
     }
     if let Some(code) =
-        crate::commands::interrupted_exit(interrupted, records.len(), "points measured")
+        crate::driver::interrupted_exit(interrupted, records.len(), "points measured")
     {
         return Ok(code);
     }

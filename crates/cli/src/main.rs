@@ -19,13 +19,18 @@ macro_rules! esay {
 
 mod args;
 mod commands;
+mod ct_cmd;
 mod cycles;
+mod driver;
+mod list_cmd;
 mod run004;
+mod run_cmd;
 mod sink;
 mod tls_bulk;
 mod tls_policy;
 mod tls_records;
 mod tls_remote;
+mod verify_cmd;
 
 use clap::Parser;
 

@@ -150,11 +150,11 @@ impl TlsArgs {
 }
 
 pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
-    let run_id = crate::commands::new_run_id();
+    let run_id = crate::driver::new_run_id();
     let spec = a.bulk_spec(&run_id)?;
-    crate::commands::lab_needs_root(spec.loopback)?;
-    let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
-    crate::commands::clean_stale_labs();
+    crate::driver::lab_needs_root(spec.loopback)?;
+    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
+    crate::driver::clean_stale_labs();
     let started = std::time::Instant::now();
     let mut out: Vec<TlsBulkRecord> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
@@ -188,24 +188,24 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
         Ok(i) => (i, None),
         Err(e) => (false, Some(e)),
     };
-    let mut notes = crate::commands::interrupted_notes(interrupted);
+    let mut notes = crate::driver::interrupted_notes(interrupted);
     notes.extend(skipped);
     if let Some(e) = &failure {
         notes.push(format!("the run stopped with an error: {e}"));
     }
-    let data = ango_report::html::ReportData {
+    let data = ango_report::data::ReportData {
         env: Some(env),
         tls_bulk_records: out.clone(),
         notes,
         ..Default::default()
     };
     if let Some(d) = &dir {
-        crate::commands::write_presentation(d, &data)?;
+        crate::driver::write_presentation(d, &data)?;
     }
     let format = ango_report::export::Format::parse(&a.format)?;
     print!(
         "{}",
-        ango_report::export::render(&data, format, &ango_report::export::Style::default())
+        ango_report::suites::render(&data, format, &ango_report::export::Style::default())
     );
     esay!(
         "ango: {} points in {:.1} s",
@@ -215,5 +215,5 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
     if let Some(e) = failure {
         return Err(e);
     }
-    Ok(crate::commands::interrupted_exit(interrupted, out.len(), "points measured").unwrap_or(0))
+    Ok(crate::driver::interrupted_exit(interrupted, out.len(), "points measured").unwrap_or(0))
 }

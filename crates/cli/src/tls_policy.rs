@@ -115,10 +115,10 @@ impl TlsPolicyArgs {
 }
 
 pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
-    let run_id = crate::commands::new_run_id();
+    let run_id = crate::driver::new_run_id();
     let (spec, costs) = a.spec(&run_id)?;
     let format = ango_report::export::Format::parse(&a.format)?;
-    let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
+    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
     let stop = || ango_harness::measure::stop_requested();
     let (mut rs, mut interrupted) = policy::run(&spec, &stop)?;
     let mut bulk_records: Vec<TlsBulkRecord> = Vec::new();
@@ -180,23 +180,23 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
             d.append(RESULTS, r)?;
         }
     }
-    let data = ango_report::html::ReportData {
+    let data = ango_report::data::ReportData {
         env: Some(env),
         tls_policy_records: rs.clone(),
         tls_bulk_records: bulk_records,
-        notes: crate::commands::interrupted_notes(interrupted),
+        notes: crate::driver::interrupted_notes(interrupted),
         ..Default::default()
     };
     if let Some(d) = &dir {
-        crate::commands::write_presentation(d, &data)?;
+        crate::driver::write_presentation(d, &data)?;
     }
-    let only_policy = ango_report::html::ReportData {
+    let only_policy = ango_report::data::ReportData {
         tls_policy_records: rs.clone(),
         ..Default::default()
     };
     print!(
         "{}",
-        ango_report::export::render(&only_policy, format, &ango_report::export::Style::default())
+        ango_report::suites::render(&only_policy, format, &ango_report::export::Style::default())
     );
-    Ok(crate::commands::interrupted_exit(interrupted, rs.len(), "handshakes made").unwrap_or(0))
+    Ok(crate::driver::interrupted_exit(interrupted, rs.len(), "handshakes made").unwrap_or(0))
 }

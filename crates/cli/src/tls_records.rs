@@ -39,12 +39,12 @@ impl TlsRecordsArgs {
 }
 
 pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
-    let run_id = crate::commands::new_run_id();
+    let run_id = crate::driver::new_run_id();
     let mut spec = a.spec(&run_id)?;
     use ango_report::export::Format;
     let format = Format::parse(&a.format)?;
     let json = format == Format::Json;
-    let (dir, env) = crate::commands::start_run(&a.out, &run_id)?;
+    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
     if let Some(d) = &dir {
         spec.capture_dir = Some(d.path.join(records::CAPTURE_DIR));
     }
@@ -70,18 +70,18 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
         },
     )?;
     let offers = records::chacha_offers();
-    let data = ango_report::html::ReportData {
+    let data = ango_report::data::ReportData {
         env: Some(env),
         tls_records_records: out.clone(),
         suite_offers: offers.clone(),
-        notes: crate::commands::interrupted_notes(interrupted),
+        notes: crate::driver::interrupted_notes(interrupted),
         ..Default::default()
     };
     if let Some(d) = &dir {
-        crate::commands::write_presentation(d, &data)?;
+        crate::driver::write_presentation(d, &data)?;
     }
     if !json && format != Format::Table {
-        crate::commands::print_exported(&data, format);
+        crate::driver::print_exported(&data, format);
     } else if json {
         println!(
             "{}",
@@ -90,5 +90,5 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
     } else {
         print!("{}", ango_report::tls_records::text(&out, &offers));
     }
-    Ok(crate::commands::interrupted_exit(interrupted, out.len(), "points measured").unwrap_or(0))
+    Ok(crate::driver::interrupted_exit(interrupted, out.len(), "points measured").unwrap_or(0))
 }

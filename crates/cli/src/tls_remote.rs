@@ -2,7 +2,7 @@
 //! ADDR:PORT` (the lab itself is ango_tls::remote).
 
 use crate::args::{TlsArgs, TlsServerArgs};
-use crate::commands::{interrupted_exit, new_run_id, start_run};
+use crate::driver::{interrupted_exit, new_run_id, start_run};
 use ango_core::{Error, Result};
 use ango_tls::control::Secret;
 use ango_tls::remote::{self, ConnectSpec, ServeSpec};

@@ -10,12 +10,10 @@ mod stitched;
 use crate::chacha20::avx512;
 use crate::chacha20::{xchacha20_setup, ChaCha20};
 #[cfg(target_arch = "x86_64")]
-use crate::gcm::Io;
+use crate::io::Io;
 use crate::poly1305::Poly1305;
 
-/// The tag did not verify; the buffer was left untouched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AuthError;
+pub use crate::auth::{ct_eq, ct_eq_slices, AuthError};
 
 /// ChaCha20-Poly1305 with a chosen ChaCha20 and Poly1305 variant.
 #[derive(Clone)]
@@ -709,18 +707,6 @@ impl XChaCha20Poly1305 {
         let (a, n) = self.inner(nonce);
         a.open_into(&n, aad, ct, tag, out)
     }
-}
-
-/// Constant-time equality of two tags: no early exit on the first
-/// difference.
-pub fn ct_eq(a: &[u8; 16], b: &[u8; 16]) -> bool {
-    ct_eq_slices(a, b)
-}
-
-/// Constant-time comparison of byte strings (their lengths are public).
-pub fn ct_eq_slices(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len()
-        && std::hint::black_box(a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y))) == 0
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@
 #[cfg(target_arch = "x86_64")]
 mod ni;
 
-use crate::aead::{ct_eq_slices, AuthError};
 use crate::aes::{Aes, AesKey};
+use crate::auth::{ct_eq_slices, AuthError};
 
 #[derive(Clone)]
 pub struct Ccm {

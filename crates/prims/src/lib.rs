@@ -82,6 +82,7 @@ macro_rules! variants {
 
 pub mod aead;
 pub mod aes;
+pub mod auth;
 pub mod block;
 pub mod camellia;
 pub mod ccm;
@@ -90,6 +91,8 @@ pub mod cpu;
 pub mod cryptrec;
 pub mod gcm;
 pub mod ghash;
+#[cfg(target_arch = "x86_64")]
+mod io;
 pub mod poly1305;
 pub mod sc2000;
 

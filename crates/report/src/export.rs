@@ -4,38 +4,9 @@
 //! commands print through [`render`], the report page and `findings.jsonl`
 //! iterate [`suites`]; a new suite adds one [`Exporter`] and nothing else.
 
-use crate::html::ReportData;
+pub use crate::formats::Format;
 use crate::unit::Unit;
-use ango_core::{Error, Finding, PkRecord, PkSamples, Result, SpeedRecord, TlsRecord};
-
-/// An output format of the commands that print records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Json,
-    Csv,
-    Md,
-    /// The self-contained HTML page (the report).
-    Html,
-}
-
-impl Format {
-    pub const NAMES: &'static str = "table, json, csv, md, html";
-
-    pub fn parse(s: &str) -> Result<Format> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "table" => Ok(Format::Table),
-            "json" => Ok(Format::Json),
-            "csv" => Ok(Format::Csv),
-            "md" | "markdown" => Ok(Format::Md),
-            "html" => Ok(Format::Html),
-            _ => Err(Error::usage(format!(
-                "unknown format '{s}'; valid: {}",
-                Format::NAMES
-            ))),
-        }
-    }
-}
+use ango_core::{Finding, PkRecord, PkSamples, SpeedRecord, TlsRecord};
 
 /// How records are shown: the unit of the speed tables, the name of the
 /// cycle source, whether terminal tables end with their findings, and the
@@ -89,7 +60,7 @@ pub trait Exporter {
     }
 }
 
-fn json_array(v: &[serde_json::Value]) -> String {
+pub(crate) fn json_array(v: &[serde_json::Value]) -> String {
     let mut s = serde_json::to_string_pretty(v).expect("records serialise");
     s.push('\n');
     s
@@ -160,7 +131,7 @@ impl Exporter for Speed {
         )
     }
     fn html(&self, style: &Style) -> String {
-        crate::html::speed_section(&self.0, &style.variant_providers)
+        crate::speed::section(&self.0, &style.variant_providers)
     }
     fn findings(&self, _style: &Style) -> Vec<Finding> {
         crate::findings::speed(&self.0)
@@ -211,7 +182,7 @@ impl Exporter for Latency {
         crate::formats::markdown(&self.0, style.unit.unwrap_or(Unit::Ns), &style.cycle_label)
     }
     fn html(&self, style: &Style) -> String {
-        crate::html::latency_section(&self.0, &style.variant_providers)
+        crate::speed::latency_section(&self.0, &style.variant_providers)
     }
     fn findings(&self, style: &Style) -> Vec<Finding> {
         crate::findings::latency(&self.0, &style.variant_providers)
@@ -311,7 +282,7 @@ impl Exporter for Tls<'_> {
     }
 }
 
-struct Ct<'a>(&'a [ango_core::ct::CtRecord]);
+pub struct Ct<'a>(pub &'a [ango_core::ct::CtRecord]);
 
 impl Exporter for Ct<'_> {
     fn suite(&self) -> &'static str {
@@ -559,91 +530,4 @@ impl Exporter for PkMulti {
     fn findings(&self, _style: &Style) -> Vec<Finding> {
         Vec::new()
     }
-}
-
-/// The exporters of a run's data, in the seeds' order: speed (and its
-/// multi-core figures), latency, cycles, public-key, TLS, constant-time (speed and latency records share
-/// `records`, told apart by `suite`).
-pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
-    let (multi, single): (Vec<SpeedRecord>, Vec<SpeedRecord>) =
-        d.records.iter().cloned().partition(|r| r.workers > 1);
-    let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) =
-        single.into_iter().partition(|r| r.suite != "latency");
-    let (pk_multi, pk_single): (Vec<PkRecord>, Vec<PkRecord>) =
-        d.pk_records.iter().cloned().partition(|r| r.workers > 1);
-    vec![
-        Box::new(Speed(speed)),
-        Box::new(Multi {
-            records: multi,
-            variant_providers: d.variant_providers.clone(),
-        }),
-        Box::new(Latency(latency)),
-        Box::new(Cycles(&d.cycles_records)),
-        Box::new(Pk {
-            records: pk_single,
-            samples: d
-                .pk_samples
-                .iter()
-                .filter(|s| s.workers <= 1)
-                .cloned()
-                .collect(),
-        }),
-        Box::new(PkMulti(pk_multi)),
-        Box::new(Tls(&d.tls_records)),
-        Box::new(TlsRecords {
-            records: &d.tls_records_records,
-            offers: &d.suite_offers,
-        }),
-        Box::new(TlsBulk(&d.tls_bulk_records)),
-        Box::new(TlsPolicy(&d.tls_policy_records)),
-        Box::new(Ct(&d.ct_records)),
-    ]
-}
-
-/// A run's data in `format`: the HTML page, one JSON array of every
-/// record, or each suite that has records in turn (under its title when
-/// there are several). Nothing measured prints the speed suite's empty
-/// form ("no points measured", `[]`, the CSV header).
-pub fn render(d: &ReportData, format: Format, style: &Style) -> String {
-    if format == Format::Html {
-        return crate::html::render(d);
-    }
-    let all = suites(d);
-    let shown: Vec<&dyn Exporter> = match all.iter().filter(|e| !e.is_empty()).count() {
-        0 => vec![all[0].as_ref()],
-        _ => all
-            .iter()
-            .filter(|e| !e.is_empty())
-            .map(|e| e.as_ref())
-            .collect(),
-    };
-    if format == Format::Json {
-        let v: Vec<serde_json::Value> = shown.iter().flat_map(|e| e.values()).collect();
-        return json_array(&v);
-    }
-    let several = shown.len() > 1;
-    let mut out = String::new();
-    for (i, e) in shown.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        match format {
-            Format::Table => {
-                if several {
-                    out.push_str(&format!("{}\n", e.title()));
-                }
-                out.push_str(&crate::formats::fit(&e.table(style)));
-            }
-            Format::Md => {
-                if several {
-                    out.push_str(&format!("## {}\n\n", e.title()));
-                }
-                out.push_str(&e.md(style));
-            }
-            // Each suite's CSV has its own header row; blocks are separated
-            // by one empty line.
-            _ => out.push_str(&e.csv()),
-        }
-    }
-    out
 }

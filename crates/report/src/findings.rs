@@ -511,20 +511,6 @@ pub fn defects_in_events(events: &[serde_json::Value]) -> Vec<Finding> {
     out
 }
 
-/// Every finding of a run, as `findings.jsonl` holds them: the known
-/// library defects first, then the speed, latency and public-key studies'.
-pub fn of_run(d: &crate::html::ReportData) -> Vec<Finding> {
-    let style = crate::export::Style {
-        variant_providers: d.variant_providers.clone(),
-        ..crate::export::Style::default()
-    };
-    let mut out = defects_in_events(&d.events);
-    for e in crate::export::suites(d) {
-        out.extend(e.findings(&style));
-    }
-    out
-}
-
 /// Findings as terminal lines: `[holds] claim: value — explanation`.
 pub fn text(findings: &[Finding]) -> String {
     let mut s = String::new();

@@ -4,7 +4,69 @@ use crate::unit::Unit;
 use ango_core::{Algorithm, SpeedRecord};
 use std::collections::BTreeMap;
 
-pub use crate::export::Format;
+/// An output format of the commands that print records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+    Md,
+    /// The self-contained HTML page (the report).
+    Html,
+}
+
+impl Format {
+    pub const NAMES: &'static str = "table, json, csv, md, html";
+
+    pub fn parse(s: &str) -> Result<Format> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "table" => Ok(Format::Table),
+            "json" => Ok(Format::Json),
+            "csv" => Ok(Format::Csv),
+            "md" | "markdown" => Ok(Format::Md),
+            "html" => Ok(Format::Html),
+            _ => Err(Error::usage(format!(
+                "unknown format '{s}'; valid: {}",
+                Format::NAMES
+            ))),
+        }
+    }
+}
+
+/// How a latency point is labelled: by variant for a provider that has
+/// several (`ango chacha20/avx2`), else by provider; and whether it is such
+/// a variant (drawn solid; libraries dashed).
+pub fn point_label(r: &SpeedRecord, variant_providers: &[String]) -> (String, bool) {
+    if variant_providers.contains(&r.backend) {
+        (format!("{} {}", r.backend, r.implementation), true)
+    } else {
+        (r.backend.clone(), false)
+    }
+}
+
+/// Word-wrap `s` to `width` columns, continuation lines indented.
+pub fn wrap(s: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for w in s.split_whitespace() {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + w.chars().count() > width {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = indent.to_string();
+        } else if len > 0 && !line.ends_with(' ') {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    if !line.trim().is_empty() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+use ango_core::{Error, Result};
 
 /// The identity of a table row.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -341,7 +403,7 @@ pub fn paired_table(records: &[SpeedRecord], variant_providers: &[String]) -> St
         .iter()
         .map(|h| h.to_string())
         .collect();
-    let mut out = crate::summary::wrap(&format!("{PAIRED_NOTE}\n"), 100, "");
+    let mut out = wrap(&format!("{PAIRED_NOTE}\n"), 100, "");
     out.push_str(&grid("point", &heads, &labels, &cells));
     out
 }

@@ -5,12 +5,15 @@
 pub mod compare;
 pub mod ct;
 pub mod cycles;
+pub mod data;
 pub mod export;
 pub mod findings;
 pub mod formats;
 pub mod html;
 pub mod multi;
 pub mod pk;
+pub mod speed;
+pub mod suites;
 pub mod summary;
 pub mod svg;
 pub mod tls;

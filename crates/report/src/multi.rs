@@ -56,7 +56,7 @@ pub fn speed_rows<'a>(records: &'a [SpeedRecord], variant_providers: &[String]) 
         .filter_map(|r| {
             r.multi.as_ref().map(|m| Row {
                 algorithm: r.algorithm.clone(),
-                implementation: crate::html::point_label(r, variant_providers).0,
+                implementation: crate::formats::point_label(r, variant_providers).0,
                 op: r.operation.clone(),
                 size: r.size_bytes.to_string(),
                 workers: r.workers,

@@ -2,7 +2,8 @@
 //! verified, the library defects found, the verdicts on the seeds' claims,
 //! and the fastest implementation of each algorithm.
 
-use crate::html::ReportData;
+use crate::data::ReportData;
+use crate::formats::wrap;
 use crate::svg::escape;
 use ango_core::{Finding, SpeedRecord, Verdict};
 use std::fmt::Write;
@@ -283,28 +284,6 @@ pub fn text(findings: &[Finding], width: usize) -> String {
         "{h} hold, {n} do not hold, {m} not measurable here; every explanation is in \
          findings.jsonl and the report.\n"
     ));
-    out
-}
-
-/// Word-wrap `s` to `width` columns, continuation lines indented.
-pub fn wrap(s: &str, width: usize, indent: &str) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    for w in s.split_whitespace() {
-        let len = line.chars().count();
-        if len > 0 && len + 1 + w.chars().count() > width {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = indent.to_string();
-        } else if len > 0 && !line.ends_with(' ') {
-            line.push(' ');
-        }
-        line.push_str(w);
-    }
-    if !line.trim().is_empty() {
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
     out
 }
 

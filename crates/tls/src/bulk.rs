@@ -202,15 +202,6 @@ fn server_ctx(cert_pem: &str, key_pem: &str) -> Result<SslContext> {
     Ok(b.build())
 }
 
-/// The rustls suite with the code point of `s`, if rustls has it (it has
-/// no CCM suites).
-pub fn rustls_suite(s: &CipherSuite) -> Option<rustls::SupportedCipherSuite> {
-    rustls::crypto::aws_lc_rs::ALL_CIPHER_SUITES
-        .iter()
-        .find(|c| u16::from(c.suite()) == s.code)
-        .copied()
-}
-
 /// A rustls server for the bulk transfers: TLS 1.2 and 1.3, every suite
 /// its provider has, no session tickets.
 fn rustls_server(cert_pem: &str, key_pem: &str) -> Result<Arc<rustls::ServerConfig>> {
@@ -235,7 +226,8 @@ fn rustls_server(cert_pem: &str, key_pem: &str) -> Result<Arc<rustls::ServerConf
 /// A rustls client offering `s` alone, in its version alone, verifying
 /// the chain and host name, no resumption.
 fn rustls_client(s: &CipherSuite, ca_pem: &str) -> Result<Arc<rustls::ClientConfig>> {
-    let suite = rustls_suite(s).ok_or_else(|| Error::usage(format!("rustls has no {}", s.iana)))?;
+    let suite = rustls_stack::suite(s.code)
+        .ok_or_else(|| Error::usage(format!("rustls has no {}", s.iana)))?;
     let mut p = rustls::crypto::aws_lc_rs::default_provider();
     p.cipher_suites = vec![suite];
     let ca = X509::from_pem(ca_pem.as_bytes())
@@ -733,7 +725,7 @@ pub fn run(
                 .suites
                 .iter()
                 .filter(|s| {
-                    let ok = !rustls || rustls_suite(s).is_some();
+                    let ok = !rustls || rustls_stack::suite(s.code).is_some();
                     if !ok {
                         note(format!(
                             "skipped {} with a {} client and a {} server: rustls has no CCM suites",

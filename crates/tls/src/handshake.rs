@@ -9,7 +9,7 @@
 //! only the combination's CA and verifies the chain and the host name.
 
 use crate::certs::ServerCert;
-use crate::probe::{self, KeyLines, MsgEvent, TcpInfo};
+use crate::probe::{self, KeyLines};
 use ango_core::{Error, PkAlgorithm, Result};
 use openssl::ssl::{
     HandshakeError, Ssl, SslAcceptor, SslConnector, SslContext, SslMethod, SslVerifyMode,
@@ -24,15 +24,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// The host name in every server certificate and the client's check.
-pub const HOST: &str = "server.ango.test";
-
 fn err(e: impl std::fmt::Display) -> Error {
     Error::Backend {
         backend: "openssl",
         message: e.to_string(),
     }
 }
+
+pub use crate::obs::{ClientObs, ServerObs, GROUPS, HOST};
 
 /// OpenSSL's TLS group name of a key exchange.
 pub fn group_name(a: PkAlgorithm) -> Result<&'static str> {
@@ -50,15 +49,6 @@ pub fn group_name(a: PkAlgorithm) -> Result<&'static str> {
         }
     })
 }
-
-/// Every group the lab offers on the server side.
-pub const GROUPS: &[PkAlgorithm] = &[
-    PkAlgorithm::X25519,
-    PkAlgorithm::MlKem512,
-    PkAlgorithm::MlKem768,
-    PkAlgorithm::MlKem1024,
-    PkAlgorithm::X25519MlKem768,
-];
 
 /// A server context for one server certificate: TLS 1.3 only, every lab
 /// group, the server's whole flight sent as OpenSSL does by default. Only
@@ -255,23 +245,6 @@ impl Drop for Server {
     }
 }
 
-/// What the server saw of one connection.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct ServerObs {
-    /// The client's TCP port (joins this to the client's view).
-    pub peer_port: u16,
-    /// `CLOCK_REALTIME` ns when `accept()` returned.
-    pub accepted_ns: u64,
-    /// OpenSSL's message callback, in order.
-    pub events: Vec<MsgEvent>,
-    /// `TCP_INFO` right after `accept()` (the initial window) and after
-    /// the handshake.
-    pub tcp_at_accept: Option<TcpInfo>,
-    pub tcp_after: Option<TcpInfo>,
-    /// Why the attempt was bad, if it was.
-    pub error: Option<String>,
-}
-
 fn serve_one(ctx: &SslContext, stream: TcpStream, peer_port: u16) -> ServerObs {
     let mut obs = ServerObs {
         peer_port,
@@ -330,21 +303,6 @@ fn handshake_error(e: HandshakeError<TcpStream>, with_verify: bool) -> String {
     }
 }
 
-/// What the client saw of one successful handshake.
-#[derive(Clone, Debug)]
-pub struct ClientObs {
-    /// `connect()` to the end of the handshake (monotonic clock).
-    pub handshake: Duration,
-    /// `CLOCK_REALTIME` ns just before `connect()`.
-    pub start_ns: u64,
-    /// The client's TCP port.
-    pub local_port: u16,
-    /// OpenSSL's message callback, in order.
-    pub events: Vec<MsgEvent>,
-    /// `TCP_INFO` at the end of the handshake.
-    pub tcp: Option<TcpInfo>,
-}
-
 /// One client handshake on a fresh TCP connection: the time from
 /// `connect()` to the end of the handshake and what the client observed,
 /// or the error.
@@ -377,6 +335,64 @@ pub fn handshake_once(
         local_port,
         events: probe::drain(&log),
         tcp,
+    })
+}
+
+impl crate::pqsig::PairCerts<'_> {
+    /// The server side of this pair with `stack`, its session secrets to
+    /// `keys` if given.
+    pub fn server_tls(
+        &self,
+        stack: crate::rustls_stack::Stack,
+        keys: Option<&KeyLines>,
+    ) -> Result<ServerTls> {
+        use crate::rustls_stack::Stack;
+        Ok(match (self, stack) {
+            (crate::pqsig::PairCerts::OpenSsl(_, srv), Stack::OpenSsl) => {
+                server_context_logging(srv, keys)?.into()
+            }
+            (crate::pqsig::PairCerts::OpenSsl(_, srv), Stack::Rustls) => {
+                ServerTls::Rustls(crate::rustls_stack::server_config_logging(srv, keys)?)
+            }
+            (crate::pqsig::PairCerts::Pq(c), Stack::Rustls) => {
+                ServerTls::Rustls(c.server_config(keys)?)
+            }
+            (crate::pqsig::PairCerts::Pq(c), Stack::OpenSsl) => {
+                return Err(Error::usage(crate::pqsig::openssl_lacks(
+                    c.ca_alg,
+                    c.server_alg,
+                )))
+            }
+        })
+    }
+}
+
+/// A client for one pair: TLS 1.3, only `group`, only the pair's CA; a
+/// rustls client also verifies the OQS schemes when the pair has one.
+pub fn client_tls(
+    stack: crate::rustls_stack::Stack,
+    group: PkAlgorithm,
+    ca_der: &[u8],
+    pq: bool,
+    keys: &KeyLines,
+) -> Result<ClientTls> {
+    use crate::rustls_stack::Stack;
+    let x509 = || openssl::x509::X509::from_der(ca_der).map_err(err);
+    Ok(match (stack, pq) {
+        (Stack::Rustls, true) => {
+            ClientTls::Rustls(crate::pqsig::client_config(group, ca_der, Some(keys))?)
+        }
+        (Stack::Rustls, false) => ClientTls::Rustls(crate::rustls_stack::client_config(
+            group,
+            &x509()?,
+            Some(keys),
+        )?),
+        (Stack::OpenSsl, false) => ClientTls::OpenSsl(client_context(group, &x509()?, Some(keys))?),
+        (Stack::OpenSsl, true) => {
+            return Err(Error::usage(
+                "OpenSSL 3.5 cannot verify the OQS schemes; rustls runs them",
+            ))
+        }
     })
 }
 

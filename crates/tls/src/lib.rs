@@ -12,6 +12,7 @@ pub mod fuzz_readers;
 pub mod handshake;
 pub mod lab;
 pub mod link;
+pub mod obs;
 pub mod policy;
 #[cfg_attr(not(feature = "pq-sigs"), allow(dead_code, unused_macros))]
 pub mod pqsig;

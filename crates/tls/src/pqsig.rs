@@ -24,7 +24,6 @@
 //! SNOVA is not here: liboqs 0.13 has no SNOVA (it arrived in liboqs 0.14),
 //! and the lab's post-quantum signatures come from liboqs.
 
-use crate::probe::KeyLines;
 use ango_core::{Error, PkAlgorithm, Result};
 use rustls::SignatureScheme;
 
@@ -49,7 +48,10 @@ mod chain {
             Err(Error::usage(NONE))
         }
 
-        pub fn server_config(&self, _: Option<&KeyLines>) -> Result<Arc<rustls::ServerConfig>> {
+        pub fn server_config(
+            &self,
+            _: Option<&crate::probe::KeyLines>,
+        ) -> Result<Arc<rustls::ServerConfig>> {
             Err(Error::usage(NONE))
         }
     }
@@ -57,7 +59,7 @@ mod chain {
     pub fn client_config(
         _: PkAlgorithm,
         _: &[u8],
-        _: Option<&KeyLines>,
+        _: Option<&crate::probe::KeyLines>,
     ) -> Result<Arc<rustls::ClientConfig>> {
         Err(Error::usage(NONE))
     }
@@ -253,28 +255,23 @@ impl PairCerts<'_> {
     pub fn pq(&self) -> bool {
         matches!(self, PairCerts::Pq(_))
     }
+}
 
-    /// The server side of this pair with `stack`, its session secrets to
-    /// `keys` if given.
-    pub fn server_tls(
-        &self,
-        stack: crate::rustls_stack::Stack,
-        keys: Option<&KeyLines>,
-    ) -> Result<crate::handshake::ServerTls> {
-        use crate::handshake::ServerTls;
-        use crate::rustls_stack::Stack;
-        Ok(match (self, stack) {
-            (PairCerts::OpenSsl(_, srv), Stack::OpenSsl) => {
-                crate::handshake::server_context_logging(srv, keys)?.into()
-            }
-            (PairCerts::OpenSsl(_, srv), Stack::Rustls) => {
-                ServerTls::Rustls(crate::rustls_stack::server_config_logging(srv, keys)?)
-            }
-            (PairCerts::Pq(c), Stack::Rustls) => ServerTls::Rustls(c.server_config(keys)?),
-            (PairCerts::Pq(c), Stack::OpenSsl) => {
-                return Err(Error::usage(openssl_lacks(c.ca_alg, c.server_alg)))
-            }
-        })
+/// Whether rustls (aws-lc-rs) signs and verifies certificates of `s`.
+pub fn supports_sig(s: PkAlgorithm) -> std::result::Result<(), String> {
+    match s {
+        PkAlgorithm::Rsa2048
+        | PkAlgorithm::Rsa3072
+        | PkAlgorithm::P256
+        | PkAlgorithm::Ed25519
+        | PkAlgorithm::MlDsa44
+        | PkAlgorithm::MlDsa65
+        | PkAlgorithm::MlDsa87 => Ok(()),
+        other if oqs_sig(other).is_some() => Ok(()),
+        other => Err(format!(
+            "rustls' aws-lc-rs provider has no {other} signatures (rustls signs and verifies RSA, \
+             ECDSA, Ed25519 and ML-DSA)"
+        )),
     }
 }
 
@@ -289,36 +286,4 @@ pub fn openssl_lacks(ca: PkAlgorithm, server: PkAlgorithm) -> String {
          load); rustls runs it with liboqs on both sides",
         which.join(" or ")
     )
-}
-
-/// A client for one pair: TLS 1.3, only `group`, only the pair's CA; a
-/// rustls client also verifies the OQS schemes when the pair has one.
-pub fn client_tls(
-    stack: crate::rustls_stack::Stack,
-    group: PkAlgorithm,
-    ca_der: &[u8],
-    pq: bool,
-    keys: &KeyLines,
-) -> Result<crate::handshake::ClientTls> {
-    use crate::handshake::ClientTls;
-    use crate::rustls_stack::Stack;
-    let x509 = || openssl::x509::X509::from_der(ca_der).map_err(x509_err);
-    Ok(match (stack, pq) {
-        (Stack::Rustls, true) => ClientTls::Rustls(client_config(group, ca_der, Some(keys))?),
-        (Stack::Rustls, false) => ClientTls::Rustls(crate::rustls_stack::client_config(
-            group,
-            &x509()?,
-            Some(keys),
-        )?),
-        (Stack::OpenSsl, false) => ClientTls::OpenSsl(crate::handshake::client_context(
-            group,
-            &x509()?,
-            Some(keys),
-        )?),
-        (Stack::OpenSsl, true) => {
-            return Err(Error::usage(
-                "OpenSSL 3.5 cannot verify the OQS schemes; rustls runs them",
-            ))
-        }
-    })
 }

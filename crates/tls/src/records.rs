@@ -202,7 +202,7 @@ pub fn chacha_offers() -> Vec<ango_core::SuiteOffer> {
             seed: seed.into(),
             offered_by: [
                 ("openssl", openssl_offers(s)),
-                ("rustls", crate::bulk::rustls_suite(s).is_some()),
+                ("rustls", crate::rustls_stack::suite(s.code).is_some()),
             ]
             .iter()
             .filter(|(_, yes)| *yes)

@@ -65,7 +65,8 @@ pub fn unsupported(
     srv: PkAlgorithm,
     ca: PkAlgorithm,
 ) -> Option<String> {
-    use crate::rustls_stack::{kx_group, supports_sig};
+    use crate::pqsig::supports_sig;
+    use crate::rustls_stack::kx_group;
     let mut why = Vec::new();
     if let Some(w) = crate::pqsig::why_not(srv).or(crate::pqsig::why_not(ca)) {
         return Some(w.to_string());
@@ -279,7 +280,7 @@ pub fn run(
                     return Ok(true);
                 }
                 let cctx =
-                    crate::pqsig::client_tls(client_stack, group, &ca_der, certs.pq(), &keys)?;
+                    crate::handshake::client_tls(client_stack, group, &ca_der, certs.pq(), &keys)?;
                 let bad_before = server
                     .bad_attempts
                     .load(std::sync::atomic::Ordering::Relaxed);

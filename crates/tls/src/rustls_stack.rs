@@ -13,7 +13,7 @@
 //! OpenSSL.
 
 use crate::certs::ServerCert;
-use crate::handshake::{ClientObs, ServerObs, HOST};
+use crate::obs::{ClientObs, ServerObs, HOST};
 use crate::probe::{self, KeyLines, MsgEvent};
 use ango_core::{Error, PkAlgorithm, Result};
 use rustls::crypto::{aws_lc_rs, CryptoProvider, SupportedKxGroup};
@@ -122,24 +122,6 @@ pub fn kx_group(g: PkAlgorithm) -> std::result::Result<&'static dyn SupportedKxG
     }
 }
 
-/// Whether rustls (aws-lc-rs) signs and verifies certificates of `s`.
-pub fn supports_sig(s: PkAlgorithm) -> std::result::Result<(), String> {
-    match s {
-        PkAlgorithm::Rsa2048
-        | PkAlgorithm::Rsa3072
-        | PkAlgorithm::P256
-        | PkAlgorithm::Ed25519
-        | PkAlgorithm::MlDsa44
-        | PkAlgorithm::MlDsa65
-        | PkAlgorithm::MlDsa87 => Ok(()),
-        other if crate::pqsig::oqs_sig(other).is_some() => Ok(()),
-        other => Err(format!(
-            "rustls' aws-lc-rs provider has no {other} signatures (rustls signs and verifies RSA, \
-             ECDSA, Ed25519 and ML-DSA)"
-        )),
-    }
-}
-
 /// The rustls key log, writing NSS key-log lines to `KeyLines`.
 #[derive(Debug)]
 struct KeyLog(KeyLines);
@@ -159,12 +141,12 @@ impl rustls::KeyLog for KeyLog {
 #[cfg_attr(not(feature = "pq-sigs"), allow(dead_code))]
 pub(crate) fn lab_provider(group: Option<PkAlgorithm>) -> CryptoProvider {
     let groups = match group {
-        Some(g) => crate::handshake::GROUPS
+        Some(g) => crate::obs::GROUPS
             .iter()
             .filter(|&&x| x == g)
             .filter_map(|g| kx_group(*g).ok())
             .collect(),
-        None => crate::handshake::GROUPS
+        None => crate::obs::GROUPS
             .iter()
             .filter_map(|g| kx_group(*g).ok())
             .collect(),
@@ -242,7 +224,7 @@ pub fn server_config_logging(
     server: &ServerCert,
     keys: Option<&KeyLines>,
 ) -> Result<Arc<ServerConfig>> {
-    let groups = crate::handshake::GROUPS
+    let groups = crate::obs::GROUPS
         .iter()
         .filter_map(|g| kx_group(*g).ok())
         .collect();
@@ -424,6 +406,15 @@ pub fn serve_one(cfg: &Arc<ServerConfig>, tcp: TcpStream, peer_port: u16) -> Ser
     obs
 }
 
+/// The rustls suite with code point `code`, if rustls has it (it has
+/// no CCM suites).
+pub fn suite(code: u16) -> Option<rustls::SupportedCipherSuite> {
+    rustls::crypto::aws_lc_rs::ALL_CIPHER_SUITES
+        .iter()
+        .find(|c| u16::from(c.suite()) == code)
+        .copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -529,7 +520,7 @@ mod tests {
             }
         }
         assert!(kx_group(PkAlgorithm::MlKem512).is_err());
-        assert!(supports_sig(PkAlgorithm::Snova24_5_4).is_err());
-        assert!(supports_sig(PkAlgorithm::Mayo1).is_ok());
+        assert!(crate::pqsig::supports_sig(PkAlgorithm::Snova24_5_4).is_err());
+        assert!(crate::pqsig::supports_sig(PkAlgorithm::Mayo1).is_ok());
     }
 }

@@ -8,6 +8,7 @@ pub mod kat;
 pub mod pk;
 pub mod vectors;
 pub mod wycheproof;
+pub mod wycheproof_common;
 pub mod wycheproof_pk;
 pub mod wycheproof_suite;
 

@@ -20,10 +20,6 @@ pub fn algorithm_of(file_algorithm: &str, key_bits: u64) -> Option<Algorithm> {
     }
 }
 
-/// The schemas this reader handles (upstream's current name, and the one
-/// of its files before testvectors_v1).
-pub const SCHEMAS: &[&str] = &["aead_test_schema_v1.json", "aead_test_schema.json"];
-
 /// One AEAD test case.
 #[derive(Clone, Debug)]
 pub struct TestCase {
@@ -124,19 +120,7 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile> {
     Ok(out)
 }
 
-pub use crate::wycheproof_pk::{Outcome, Verdict};
-
-/// A test's Wycheproof flags (what it probes).
-pub fn flags_of(t: &Value) -> Vec<String> {
-    t["flags"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|f| f.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
+pub use crate::wycheproof_common::{flags_of, Outcome, Verdict, AEAD_SCHEMAS as SCHEMAS};
 
 /// Run one case against `b`. An implementation that refuses the case's
 /// parameters (nonce or tag length) at its API rejects it: right for an

@@ -13,6 +13,8 @@
 //! its API lacks the operation the case needs — is skipped with that
 //! reason, never passed or failed. Every test of a file is accounted for.
 
+use crate::wycheproof_common::{flags_of, AEAD_SCHEMAS};
+pub use crate::wycheproof_common::{Outcome, Verdict};
 use ango_core::pk::{PkAlgorithm, PkBackend};
 use ango_core::{Error, Result};
 use serde_json::Value;
@@ -343,7 +345,7 @@ fn mlkem_by_name(p: &str) -> Option<PkAlgorithm> {
 /// it does.
 pub fn unknown_schema(path: &str, schema: &str) -> Error {
     let mut names: Vec<&str> = SCHEMAS.iter().map(|(n, _, _)| *n).collect();
-    names.extend(crate::wycheproof::SCHEMAS);
+    names.extend(AEAD_SCHEMAS);
     Error::usage(format!(
         "{path}: schema '{schema}' is not one ango reads; valid: {}",
         names.join(", ")
@@ -407,7 +409,7 @@ pub fn parse(path: &str, text: &str) -> Result<PkFile> {
                 expected: Vec::new(),
                 ek: hex_field(&t, "ek", path)?,
                 dk: hex_field(&t, "dk", path)?,
-                flags: crate::wycheproof::flags_of(&t),
+                flags: flags_of(&t),
             };
             match &group {
                 Err(why) => c.pre = Pre::Skip(why.clone()),
@@ -689,17 +691,6 @@ fn rsa_spki_from_pss(der: &[u8], rsa_public_key: &[u8]) -> std::result::Result<V
     out.to_der().map_err(|e| e.to_string())
 }
 
-/// What one implementation did with one case.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// As Wycheproof expects (`acceptable`: the case may go either way).
-    Pass { acceptable: bool },
-    /// Not as expected, with what happened.
-    Fail(String),
-    /// Not run: the implementation's API lacks what the case needs.
-    Skip(String),
-}
-
 /// What an implementation did: None = it lacks the operation (the reason);
 /// Some(Err) = it refused the input somewhere; Some(Ok(out)) = it accepted
 /// and produced `out` (compared for valid cases).
@@ -848,53 +839,6 @@ fn run_op(b: &dyn PkBackend, algo: PkAlgorithm, shape: Shape, c: &Case) -> Done 
                 None => s.sign_mu(&c.mu, &rnd),
             };
             sig.map_or_else(refused, |o| Ok(Ok(o)))
-        }
-    }
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    /// Judged and as expected (acceptable cases included).
-    pub passed: usize,
-    pub failed: usize,
-    pub acceptable: usize,
-    /// Cases the backend cannot run, by reason.
-    pub skipped: usize,
-    pub skip_reasons: std::collections::BTreeMap<String, usize>,
-    pub failures: Vec<String>,
-    /// The tcId of each entry of `failures`.
-    pub failed_ids: Vec<u64>,
-    /// The tcId of every case judged (passed or failed; not the acceptable
-    /// or skipped ones).
-    pub judged_ids: Vec<u64>,
-}
-
-impl Outcome {
-    /// Count one case's verdict.
-    pub fn add(&mut self, c_id: u64, result: &str, flags: &[String], v: Verdict) {
-        match v {
-            Verdict::Pass { acceptable } => {
-                self.passed += 1;
-                if acceptable {
-                    self.acceptable += 1;
-                } else {
-                    self.judged_ids.push(c_id);
-                }
-            }
-            Verdict::Skip(why) => {
-                self.skipped += 1;
-                *self.skip_reasons.entry(why).or_default() += 1;
-            }
-            Verdict::Fail(what) => {
-                self.failed += 1;
-                self.judged_ids.push(c_id);
-                self.failed_ids.push(c_id);
-                self.failures.push(if flags.is_empty() {
-                    format!("tcId {c_id} ({result}): {what}")
-                } else {
-                    format!("tcId {c_id} ({result}, {}): {what}", flags.join("+"))
-                });
-            }
         }
     }
 }

@@ -12,7 +12,7 @@
 use super::AuthError;
 use crate::chacha20::avx2;
 use crate::cpu::{Avx2, Avx512Vl};
-use crate::gcm::Io;
+use crate::io::Io;
 use crate::poly1305::radix64::Poly1305 as Mac;
 use core::arch::x86_64::*;
 

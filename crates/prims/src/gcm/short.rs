@@ -12,10 +12,11 @@
 //! there). Constant time: no branch or index depends on the key or the
 //! data, only on lengths.
 
-use super::{len_block, Io};
-use crate::aead::{ct_eq_slices, AuthError};
+use super::len_block;
 use crate::aes::aesni::Keys;
+use crate::auth::{ct_eq_slices, AuthError};
 use crate::ghash::{pclmul, vpclmul};
+use crate::io::Io;
 use core::arch::x86_64::*;
 
 /// The longest text and AAD taken here. Above 208 bytes of text the

@@ -27,12 +27,13 @@
 //! Constant time: no branch or index depends on the key or the data, only
 //! on lengths.
 
-use super::{len_block, wide, Io};
-use crate::aead::{ct_eq_slices, AuthError};
+use super::{len_block, wide};
 use crate::aes::aesni::Keys;
 use crate::aes::{add32, vaes, vaes512, Width};
+use crate::auth::{ct_eq_slices, AuthError};
 use crate::cpu::Vpclmul;
 use crate::ghash::{pclmul, vpclmul};
+use crate::io::Io;
 use core::arch::x86_64::*;
 
 pub(crate) const STEP: usize = vpclmul::STEP;

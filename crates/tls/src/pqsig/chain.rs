@@ -499,7 +499,8 @@ impl rustls::server::ResolvesServerCert for Fixed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pqsig::{client_tls, too_large_for_rustls, why_not, LabCerts};
+    use crate::handshake::client_tls;
+    use crate::pqsig::{too_large_for_rustls, why_not, LabCerts};
 
     #[test]
     fn the_oids_are_their_der() {

@@ -1,0 +1,450 @@
+//! `ango verify`: the built-in checks of every pair, a Wycheproof file or a
+//! directory of vectors against every implementation.
+
+use ango_core::{Algorithm, AlgorithmId, EntryBackend, Error, Result};
+use std::path::Path;
+
+pub(crate) fn verify_wycheproof(path: &Path, json: bool) -> Result<i32> {
+    use ango_verify::wycheproof_suite as suite;
+    let files = suite::files_of(path)?;
+    let single = files.len() == 1 && !path.is_dir();
+    let mut reports = Vec::new();
+    let mut refused = Vec::new();
+    for p in &files {
+        // Case ids name the file by its base name, as the known-defects
+        // list does.
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string());
+        let text = std::fs::read_to_string(p).map_err(|e| {
+            Error::usage(format!(
+                "cannot read {}: {e}; give a Wycheproof test file (.json)",
+                p.display()
+            ))
+        })?;
+        let file = match suite::load(&name, &text) {
+            Ok(f) => f,
+            Err(e) if single => return Err(e),
+            Err(e) => {
+                refused.push(e.to_string());
+                continue;
+            }
+        };
+        let rs = suite::run_file(ango_backends::catalog(), &name, &file);
+        if !json {
+            print_file_reports(&name, &file, &rs);
+        }
+        reports.push((name, rs));
+    }
+    let all: Vec<&suite::FileReport> = reports.iter().flat_map(|(_, r)| r).collect();
+    let failed: usize = all.iter().map(|r| r.unexplained.len()).sum();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&all).expect("reports serialise")
+        );
+        for r in &refused {
+            esay!("ango: not read: {r}");
+        }
+        return Ok(if failed > 0 {
+            1
+        } else if refused.is_empty() {
+            0
+        } else {
+            2
+        });
+    }
+    let mut known = Known::default();
+    for r in &all {
+        if let Some(k) = &r.known_defect {
+            known.met.push(format!("{}: {k}", r.file));
+        }
+        known.gone.extend(r.not_reproduced.iter().cloned());
+    }
+    known.gone.sort();
+    known.gone.dedup();
+    println!(
+        "\n{} files read, {} cases, {} implementation runs",
+        reports.len(),
+        all.iter()
+            .map(|r| (&r.file, r.cases))
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .values()
+            .sum::<usize>(),
+        all.len()
+    );
+    for r in &refused {
+        println!("not read: {r}");
+    }
+    let code = print_verdict(failed, &known)?;
+    Ok(if code == 0 && !refused.is_empty() {
+        2
+    } else {
+        code
+    })
+}
+
+/// One file's table: per implementation its counts, the reasons of its
+/// skips, and every failed case (none cut).
+pub(crate) fn print_file_reports(
+    name: &str,
+    file: &ango_verify::wycheproof_suite::Loaded,
+    rs: &[ango_verify::wycheproof_suite::FileReport],
+) {
+    say!(
+        "\n{name} ({}, {} cases)",
+        file.schema(),
+        file.number_of_tests()
+    );
+    if rs.is_empty() {
+        say!("  no implementation of its algorithms runs here");
+        return;
+    }
+    // Columns as wide as their entries (within 100 columns for every file
+    // ango has; a longer row wraps).
+    use ango_report::formats::col_width;
+    let lw = col_width(rs.iter().map(|r| r.label.as_str()), 16);
+    let aw = col_width(rs.iter().map(|r| r.algorithm.as_str()), 9);
+    say!(
+        "  {:<lw$} {:<aw$} {:>6} {:>6} {:>6} {:>10}",
+        "backend[variant]",
+        "algorithm",
+        "pass",
+        "fail",
+        "skip",
+        "acceptable"
+    );
+    for r in rs {
+        say!(
+            "  {:<lw$} {:<aw$} {:>6} {:>6} {:>6} {:>10}",
+            r.label,
+            r.algorithm,
+            r.passed,
+            r.failed,
+            r.skipped,
+            r.acceptable
+        );
+        for (why, n) in &r.skip_reasons {
+            say!("      skipped {n}: {why}");
+        }
+        if let Some(k) = &r.known_defect {
+            say!("      known defect: {k}");
+        }
+        let unexplained: Vec<String> = r
+            .unexplained
+            .iter()
+            .map(|f| format!("{} [{}]", f.text, f.case))
+            .collect();
+        print_failures(&unexplained);
+    }
+}
+
+/// `ango verify --vectors FILE`: a vector file in ango's own format run
+/// against every implementation of each algorithm it names, with the
+/// table and exit codes of the built-in checks (1 when a case fails, 2
+/// for a file that cannot be read or parsed).
+pub(crate) fn verify_vectors(path: &Path) -> Result<i32> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::data(path.display(), format!("cannot read the vector file: {e}")))?;
+    let file = ango_verify::vectors::parse(&path.display().to_string(), &text)?;
+    if file.cases.is_empty() {
+        return Err(Error::data(
+            path.display(),
+            "no cases: a vector file has [algorithm] sections with KEY = hex lines",
+        ));
+    }
+    for s in &file.sources {
+        say!("# Source: {s}");
+    }
+    let cases: Vec<(String, ango_verify::vectors::Case)> = file
+        .cases
+        .into_iter()
+        .map(|c| (file.path.clone(), c))
+        .collect();
+    let mut sections: Vec<&str> = Vec::new();
+    for (_, c) in &cases {
+        if !sections.contains(&c.section.as_str()) {
+            sections.push(&c.section);
+        }
+    }
+    say!(
+        "{:<24} {:<44} cases of {}",
+        "algorithm",
+        "backend[variant]",
+        path.display()
+    );
+    let (mut failed, mut ran) = (0, 0);
+    let catalog = ango_backends::catalog();
+    for sec in sections {
+        let n = cases.iter().filter(|(_, c)| c.section == sec).count();
+        let Some(a) = cases
+            .iter()
+            .find(|(_, c)| c.section == sec)
+            .and_then(|(_, c)| c.algorithm)
+        else {
+            say!(
+                "{sec:<24} {:<44} not run: {n} cases of a primitive below ango's algorithms \
+                 (its own tests check them)",
+                "ango"
+            );
+            continue;
+        };
+        for e in catalog.of(AlgorithmId::Sym(a)) {
+            if let Err(why) = &e.available {
+                say!("{:<24} {:<44} unavailable: {why}", a.name(), e.label());
+            }
+        }
+        for imp in catalog.runnable(AlgorithmId::Sym(a)) {
+            let r = ango_verify::kat::run_cases(&EntryBackend(imp), a, &cases);
+            ran += 1;
+            let status = if r.failed == 0 && r.passed > 0 {
+                ""
+            } else {
+                failed += 1;
+                "FAIL "
+            };
+            let mut line = format!("{status}{}/{}", r.passed, r.passed + r.failed);
+            if r.skipped > 0 {
+                line.push_str(&format!(" ({} skipped)", r.skipped));
+            }
+            say!("{:<24} {:<44} {line}", a.name(), imp.label());
+            for f in r.failures.iter().chain(r.skips.iter()) {
+                say!("    {f}");
+            }
+        }
+    }
+    if ran == 0 {
+        say!(
+            "
+no implementation of the file's algorithms runs here"
+        );
+    }
+    say!(
+        "
+{failed} failed"
+    );
+    Ok(if failed == 0 { 0 } else { 1 })
+}
+
+/// Every failed case of a Wycheproof file, one line each, none cut.
+pub(crate) fn print_failures(failures: &[String]) {
+    for f in failures {
+        say!("      failed: {f}");
+    }
+}
+
+pub(crate) fn verify() -> Result<i32> {
+    let mut failed = 0;
+    let mut known = Known::default();
+    say!(
+        "{:<18} {:<44} known-answer tests; Wycheproof (the checks before timing)",
+        "algorithm",
+        "backend[variant]"
+    );
+    for &a in Algorithm::ALL {
+        let catalog = ango_backends::catalog();
+        for e in catalog.of(AlgorithmId::Sym(a)) {
+            if let Err(why) = &e.available {
+                say!("{:<18} {:<44} unavailable: {why}", a.name(), e.label());
+            }
+        }
+        for imp in catalog.runnable(AlgorithmId::Sym(a)) {
+            let label = imp.label();
+            let r = ango_verify::kat::before_timing(&EntryBackend(imp), a)?;
+            let status = if r.ok() {
+                ""
+            } else if r.only_known_defects() {
+                "KNOWN DEFECT "
+            } else {
+                failed += 1;
+                "FAIL "
+            };
+            say!("{:<18} {:<44} {status}{}", a.name(), label, r.summary());
+            for f in &r.kat.failures {
+                say!("    {f}");
+            }
+            report_explained(&r.explained, &label, a.name(), &mut known);
+        }
+    }
+    say!(
+        "\n{:<18} agreement of every backend and variant (300 random messages, 0..4096 B, AAD 0..64 B)",
+        "algorithm"
+    );
+    for &a in Algorithm::ALL {
+        let d: Vec<(String, Result<u64>)> = ango_backends::catalog()
+            .runnable(AlgorithmId::Sym(a))
+            .into_iter()
+            .map(|imp| {
+                let d = ango_verify::cross::digest(&EntryBackend(imp), a, 300, 4096, 0xa460);
+                (imp.label(), d)
+            })
+            .collect();
+        let vals: Vec<u64> = d
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok().copied())
+            .collect();
+        let agree = vals.len() == d.len() && vals.windows(2).all(|w| w[0] == w[1]);
+        if !agree {
+            failed += 1;
+        }
+        let parts: Vec<String> = d
+            .iter()
+            .map(|(n, r)| match r {
+                Ok(h) => format!("{n}={h:016x}"),
+                Err(e) => format!("{n}: {e}"),
+            })
+            .collect();
+        say!(
+            "{:<18} {} {}",
+            a.name(),
+            if agree { "pass" } else { "FAIL" },
+            parts.join(" ")
+        );
+    }
+    say!(
+        "\n{:<18} placement: the same output at buffer offsets 0..15, open leaves its inputs alone",
+        "algorithm"
+    );
+    for &a in Algorithm::ALL {
+        let imps = ango_backends::catalog().runnable(AlgorithmId::Sym(a));
+        let mut bad = Vec::new();
+        for imp in &imps {
+            if let Err(e) = ango_verify::cross::placement(&EntryBackend(imp), a, 20, 0x51de) {
+                bad.push(format!("{}: {e}", imp.label()));
+            }
+        }
+        failed += bad.len();
+        if bad.is_empty() {
+            say!("{:<18} pass ({} implementations)", a.name(), imps.len());
+        } else {
+            say!("{:<18} FAIL {}", a.name(), bad.join("; "));
+        }
+    }
+    failed += verify_pk(&mut known);
+    print_verdict(failed, &known)
+}
+
+/// The known library defects a verification met, one line each: those
+/// that failed as listed, and those that no longer reproduce.
+#[derive(Default)]
+pub(crate) struct Known {
+    met: Vec<String>,
+    gone: Vec<String>,
+}
+
+/// Print a check's failures divided between known library defects (also
+/// added to `known`) and the rest, every case id.
+pub(crate) fn report_explained(
+    e: &ango_verify::defects::Explained,
+    backend: &str,
+    algorithm: &str,
+    known: &mut Known,
+) {
+    for m in &e.known {
+        let line = m.line(backend, algorithm);
+        say!("    {line}");
+        known.met.push(format!("{line}; {}", m.timing_note()));
+    }
+    for f in &e.unexplained {
+        say!("    {} [{}]", f.text, f.case);
+    }
+    for n in &e.not_reproduced {
+        say!("    {n}");
+        known.gone.push(n.clone());
+    }
+}
+
+/// The end of a verification: the known library defects first, in plain
+/// words, then the count of failures no known defect explains (exit 1 when
+/// there are any).
+pub(crate) fn print_verdict(failed: usize, known: &Known) -> Result<i32> {
+    for (title, lines) in [
+        (
+            "Known library defects (shown; not failures of ango):",
+            &known.met,
+        ),
+        (
+            "Known library defects that no longer reproduce here:",
+            &known.gone,
+        ),
+    ] {
+        if !lines.is_empty() {
+            say!("\n{title}");
+            for k in lines {
+                say!("  {k}");
+            }
+        }
+    }
+    say!("\n{failed} failed");
+    Ok(if failed == 0 { 0 } else { 1 })
+}
+
+/// The public-key half of `ango verify`: the checks `ango pk` runs before
+/// timing, for every algorithm and backend. Returns the number of failures
+/// no known library defect explains; the known defects met (and those that
+/// no longer reproduce) are added to `known`, one line each.
+pub(crate) fn verify_pk(known: &mut Known) -> usize {
+    use ango_core::PkAlgorithm;
+    let mut failed = 0;
+    say!(
+        "\n{:<24} {:<17} public-key checks (round trip, tampering, sizes) and Wycheproof",
+        "algorithm",
+        "backend"
+    );
+    let mut rng = ango_verify::cross::Rng::new(0x706b_7665_7269);
+    for &a in PkAlgorithm::ALL {
+        let mut avail: Vec<EntryBackend> = Vec::new();
+        for entry in ango_backends::catalog().of(AlgorithmId::Pk(a)) {
+            if let Err(why) = &entry.available {
+                say!("{:<24} {:<17} unavailable: {why}", a.name(), entry.label());
+                continue;
+            }
+            avail.push(EntryBackend(entry));
+            let b = avail.last().expect("just pushed");
+            let checked = ango_verify::pk::all_checks(b, a, &mut rng);
+            let e = ango_verify::pk::explain(b, a, &checked);
+            let status = if checked.failures.is_empty() {
+                "pass"
+            } else if e.all_explained() {
+                "KNOWN DEFECT"
+            } else {
+                "FAIL"
+            };
+            failed += usize::from(!e.all_explained());
+            say!(
+                "{:<24} {:<17} {status} {}/{} checks{}",
+                a.name(),
+                b.0.label(),
+                checked.passed,
+                checked.passed + checked.failures.len(),
+                if checked.summary.is_empty() {
+                    String::new()
+                } else {
+                    format!("; Wycheproof {}", checked.summary.join(", "))
+                }
+            );
+            report_explained(&e, &b.0.label(), a.name(), known);
+        }
+        if avail.len() >= 2 {
+            let refs: Vec<&dyn ango_core::PkBackend> = avail
+                .iter()
+                .map(|b| b as &dyn ango_core::PkBackend)
+                .collect();
+            let (passed, fails) = ango_verify::pk::cross_checks(&refs, a);
+            failed += usize::from(!fails.is_empty());
+            say!(
+                "{:<24} {:<17} {} {}/{} ordered pairs of libraries agree",
+                a.name(),
+                "cross",
+                if fails.is_empty() { "pass" } else { "FAIL" },
+                passed,
+                passed + fails.len()
+            );
+            for f in &fails {
+                say!("    {f}");
+            }
+        }
+    }
+    failed
+}
