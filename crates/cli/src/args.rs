@@ -759,7 +759,7 @@ impl SpeedArgs {
         a.sizes = Some("16".into()); // validated separately: 0 is allowed here
         let mut spec = a.spec(run_id, "on")?;
         spec.sizes = sizes;
-        spec.suite = "latency".into();
+        spec.suite = ango_core::SuiteId::Latency;
         if spec.hw != vec![Hw::On] {
             return Err(Error::usage("the latency study runs with --hw on only"));
         }
@@ -873,7 +873,7 @@ impl SpeedArgs {
             time,
             samples,
             retries,
-            suite: ango_study::speed::SUITE.into(),
+            suite: ango_study::speed::SUITE,
             multi,
         };
         spec.validate()?;

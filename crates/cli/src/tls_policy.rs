@@ -62,7 +62,7 @@ impl TlsPolicyArgs {
                 let bulk: Vec<TlsBulkRecord> = lines
                     .items
                     .into_iter()
-                    .filter(|v| v["suite"] == bulk::SUITE)
+                    .filter(|v| v["suite"] == bulk::SUITE.as_str())
                     .filter_map(|v| serde_json::from_value(v).ok())
                     .collect();
                 let Some(first) = bulk.first() else {

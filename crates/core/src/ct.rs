@@ -1,6 +1,7 @@
 //! The record of one constant-time check (`suite: ct` in results.jsonl),
 //! written by `ango ct` and by `ango run`'s short pass.
 
+use crate::SuiteId;
 use serde::{Deserialize, Serialize};
 
 /// What the constant-time checks concluded about one target.
@@ -27,7 +28,7 @@ impl Verdict {
 pub struct CtRecord {
     pub schema: u32,
     pub schema_version: u32,
-    pub suite: String,
+    pub suite: SuiteId,
     pub run_id: String,
     pub algorithm: String,
     pub backend: String,

@@ -2,6 +2,7 @@
 //! written by `ango cycles` and by `ango run`: seed 002's method — one
 //! operation after another, each output the next input.
 
+use crate::SuiteId;
 use serde::{Deserialize, Serialize};
 
 /// One (algorithm, implementation, operation) point of `ango cycles`.
@@ -10,7 +11,7 @@ pub struct CyclesRecord {
     pub schema: u32,
     pub schema_version: u32,
     /// "cycles".
-    pub suite: String,
+    pub suite: SuiteId,
     pub run_id: String,
     pub algorithm: String,
     /// The cipher the algorithm is a mode of (`camellia`, `mugi`, `aes`).

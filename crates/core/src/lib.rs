@@ -13,8 +13,10 @@ pub mod error;
 pub mod finding;
 pub mod pk;
 pub mod record;
+pub mod records;
 pub mod results;
 pub mod stats;
+pub mod suite;
 pub mod tls_records;
 pub mod traits;
 
@@ -30,6 +32,8 @@ pub use record::{
     AutoPick, EnvInfo, MultiCore, Paired, PairedVs, PkRecord, PkSamples, SpeedRecord, TlsCapture,
     TlsRecord, TlsTcp, TlsTwoHost, WorkerFigure, SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
 };
+pub use records::{Record, Records};
 pub use stats::Stats;
+pub use suite::SuiteId;
 pub use tls_records::{SuiteOffer, TlsBulkRecord, TlsPolicyRecord, TlsRecordsRecord};
 pub use traits::{Aead, Backend, BlockOps, Cipher, Unavailable};

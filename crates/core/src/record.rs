@@ -2,6 +2,7 @@
 //! `results.jsonl`. Documented field by field in `docs/schema.md`; bump
 //! [`SCHEMA_VERSION`] when a field changes meaning.
 
+use crate::SuiteId;
 use serde::{Deserialize, Serialize};
 
 pub const SCHEMA_VERSION: u32 = 2;
@@ -41,7 +42,7 @@ pub struct SpeedRecord {
     pub library_version: String,
     pub run_id: String,
     /// "speed" for this study.
-    pub suite: String,
+    pub suite: SuiteId,
     pub algorithm: String,
     /// "encrypt" (AEAD seal) or "decrypt" (AEAD open with tag check).
     pub operation: String,
@@ -240,7 +241,7 @@ impl MultiCore {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SampleSet {
     pub run_id: String,
-    pub suite: String,
+    pub suite: SuiteId,
     pub algorithm: String,
     pub operation: String,
     pub backend: String,
@@ -395,6 +396,7 @@ impl Noise {
 /// How long one suite of a run took.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SuiteTime {
+    /// The suite, or the pass of one with a name of its own (`multi`).
     pub suite: String,
     pub seconds: f64,
 }
@@ -416,7 +418,7 @@ pub struct PkRecord {
     pub library_version: String,
     pub run_id: String,
     /// Always `pk`.
-    pub suite: String,
+    pub suite: SuiteId,
     pub algorithm: String,
     /// `kem` or `sig`.
     pub kind: String,
@@ -602,7 +604,7 @@ pub struct TlsRecord {
     pub library_version: String,
     pub run_id: String,
     /// Always `tls`.
-    pub suite: String,
+    pub suite: SuiteId,
     /// The TLS stack of each side: `openssl` or `rustls` (`openssl` in
     /// records written before rustls joined the lab).
     #[serde(default = "openssl_stack")]

@@ -3,6 +3,7 @@
 //! wire for a cipher suite and a plaintext length (seed 004's record
 //! overhead), read from the captured connection.
 
+use crate::SuiteId;
 use serde::{Deserialize, Serialize};
 
 /// One (TLS version, cipher suite, plaintext length) point.
@@ -11,7 +12,7 @@ pub struct TlsRecordsRecord {
     pub schema: u32,
     pub schema_version: u32,
     /// "tls-records".
-    pub suite: String,
+    pub suite: SuiteId,
     pub run_id: String,
     /// `1.2` or `1.3`.
     pub tls_version: String,
@@ -78,7 +79,7 @@ pub struct TlsBulkRecord {
     pub schema: u32,
     pub schema_version: u32,
     /// "tls-bulk".
-    pub suite: String,
+    pub suite: SuiteId,
     pub run_id: String,
     /// `1.2` or `1.3`.
     pub tls_version: String,
@@ -142,7 +143,7 @@ pub struct TlsPolicyRecord {
     pub schema: u32,
     pub schema_version: u32,
     /// "tls-policy".
-    pub suite: String,
+    pub suite: SuiteId,
     pub run_id: String,
     /// `aes-first`, `chacha-first` or `openssl-default`.
     pub client_profile: String,

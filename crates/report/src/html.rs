@@ -267,7 +267,7 @@ pub fn page(data: &ReportData, suites: &[Box<dyn Exporter + '_>], findings: &[Fi
     let run_id = d
         .records
         .iter()
-        .find(|r| r.suite != "latency")
+        .find(|r| r.suite != ango_core::SuiteId::Latency)
         .map(|r| r.run_id.clone())
         .or_else(|| d.env.as_ref().map(|e| e.run_id.clone()))
         .or_else(|| d.tls_records.first().map(|r| r.run_id.clone()))

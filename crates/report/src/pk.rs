@@ -687,7 +687,7 @@ mod tests {
             library_version: String::new(),
             timing: "operation".into(),
             run_id: "t".into(),
-            suite: "pk".into(),
+            suite: ango_core::SuiteId::Pk,
             algorithm: algo.into(),
             kind: if algo.starts_with("ml-kem") || algo == "x25519" {
                 "kem".into()

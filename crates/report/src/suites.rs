@@ -12,8 +12,9 @@ use ango_core::{Finding, PkRecord, SpeedRecord};
 pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
     let (multi, single): (Vec<SpeedRecord>, Vec<SpeedRecord>) =
         d.records.iter().cloned().partition(|r| r.workers > 1);
-    let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) =
-        single.into_iter().partition(|r| r.suite != "latency");
+    let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) = single
+        .into_iter()
+        .partition(|r| r.suite != ango_core::SuiteId::Latency);
     let (pk_multi, pk_single): (Vec<PkRecord>, Vec<PkRecord>) =
         d.pk_records.iter().cloned().partition(|r| r.workers > 1);
     vec![

@@ -860,7 +860,7 @@ mod tests {
             schema_version: 1,
             library_version: String::new(),
             run_id: "t".into(),
-            suite: "tls".into(),
+            suite: ango_core::SuiteId::Tls,
             client_stack: "openssl".into(),
             server_stack: "openssl".into(),
             client_library_version: String::new(),

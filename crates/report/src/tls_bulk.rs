@@ -481,7 +481,7 @@ mod tests {
         TlsBulkRecord {
             schema: 2,
             schema_version: 2,
-            suite: "tls-bulk".into(),
+            suite: ango_core::SuiteId::TlsBulk,
             run_id: "r".into(),
             tls_version: "1.3".into(),
             cipher_suite: suite.into(),

@@ -435,7 +435,7 @@ mod tests {
         TlsPolicyRecord {
             schema: 2,
             schema_version: 2,
-            suite: "tls-policy".into(),
+            suite: ango_core::SuiteId::TlsPolicy,
             run_id: "r".into(),
             client_profile: c.into(),
             client_offer: if c == "aes-first" {

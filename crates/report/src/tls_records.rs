@@ -337,7 +337,7 @@ mod tests {
         TlsRecordsRecord {
             schema: 2,
             schema_version: 2,
-            suite: "tls-records".into(),
+            suite: ango_core::SuiteId::TlsRecords,
             run_id: "r".into(),
             tls_version: v.into(),
             cipher_suite: suite.into(),

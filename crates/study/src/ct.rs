@@ -822,7 +822,7 @@ pub fn check(
     Ok(CtRecord {
         schema: 2,
         schema_version: 2,
-        suite: "ct".into(),
+        suite: ango_core::SuiteId::Ct,
         run_id: run_id.to_string(),
         algorithm: t.algorithm.clone(),
         backend: t.backend.clone(),

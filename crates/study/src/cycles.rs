@@ -15,7 +15,7 @@ use ango_harness::cycles::{CycleCounter, CycleSource};
 use ango_harness::stats::Summary;
 use std::time::Instant;
 
-pub const SUITE: &str = "cycles";
+pub const SUITE: ango_core::SuiteId = ango_core::SuiteId::Cycles;
 
 /// Bytes of the throughput point beside each chained one.
 pub const THROUGHPUT_BYTES: usize = 16 * 1024;
@@ -329,7 +329,7 @@ pub fn finish(p: Prepared, plan: &Plan, cc: &CycleCounter, run_id: &str) -> Opti
     Some(CyclesRecord {
         schema: ango_core::record::SCHEMA_VERSION,
         schema_version: ango_core::record::SCHEMA_VERSION,
-        suite: SUITE.into(),
+        suite: SUITE,
         run_id: run_id.into(),
         algorithm: p.algo.name().into(),
         cipher: p.algo.cipher_name().into(),

@@ -20,7 +20,7 @@ use ango_core::Result;
 /// a list of studies measured one after the other into one sink.
 pub trait Study {
     /// The `suite` of its records.
-    fn suite(&self) -> &str;
+    fn suite(&self) -> ango_core::SuiteId;
     /// Its name among the run's suites (for the time each took): the suite,
     /// unless a pass of it has a name of its own.
     fn name(&self) -> String {
@@ -33,14 +33,14 @@ pub trait Study {
 }
 
 impl Study for speed::SpeedSpec {
-    fn suite(&self) -> &str {
-        &self.suite
+    fn suite(&self) -> ango_core::SuiteId {
+        self.suite
     }
     fn name(&self) -> String {
         if self.multi.len() > 1 {
             "multi".into()
         } else {
-            self.suite.clone()
+            self.suite.to_string()
         }
     }
     fn points(&self) -> Result<usize> {
@@ -52,7 +52,7 @@ impl Study for speed::SpeedSpec {
 }
 
 impl Study for pk::PkSpec {
-    fn suite(&self) -> &str {
+    fn suite(&self) -> ango_core::SuiteId {
         pk::SUITE
     }
     fn points(&self) -> Result<usize> {
@@ -64,7 +64,7 @@ impl Study for pk::PkSpec {
 }
 
 impl Study for ango_tls::run::TlsSpec {
-    fn suite(&self) -> &str {
+    fn suite(&self) -> ango_core::SuiteId {
         ango_tls::run::SUITE
     }
     fn points(&self) -> Result<usize> {

@@ -19,7 +19,7 @@ use ango_verify::cross::Rng;
 use ango_verify::pk::{all_checks, cross_checks, donor, summary_line, Donor};
 use std::time::{Duration, Instant};
 
-pub const SUITE: &str = "pk";
+pub const SUITE: ango_core::SuiteId = ango_core::SuiteId::Pk;
 pub const DEFAULT_ITERATIONS: usize = 1000;
 pub const QUICK_ITERATIONS: usize = 50;
 pub const DEFAULT_MESSAGE_BYTES: usize = 32;
@@ -321,7 +321,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                 library_version: library_version.clone(),
                 timing: timing.name().into(),
                 run_id: spec.run_id.clone(),
-                suite: SUITE.into(),
+                suite: SUITE,
                 algorithm: a.name().into(),
                 kind: match a.kind() {
                     PkKind::Kem => "kem".into(),

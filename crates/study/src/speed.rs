@@ -28,7 +28,7 @@ pub const DEFAULT_SIZES: &[usize] = &[16, 64, 256, 1024, 8192, 16384];
 pub const DEFAULT_AAD: usize = 13;
 /// The message size of `ango run`'s multi-core pass.
 pub const MULTI_SIZE: usize = 16384;
-pub const SUITE: &str = "speed";
+pub const SUITE: ango_core::SuiteId = ango_core::SuiteId::Speed;
 
 /// What to measure. Serialised to the worker process as is.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -55,7 +55,7 @@ pub struct SpeedSpec {
     /// "speed" (throughput study of seed 000) or "latency" (seed 001: time
     /// per message at every length).
     #[serde(default = "speed_suite")]
-    pub suite: String,
+    pub suite: ango_core::SuiteId,
     /// `--multi`: the CPU of each worker. With two or more, every point is
     /// measured by one worker on the first, then by all at once, and one
     /// record with `workers` = their number is kept. Empty: one worker.
@@ -63,8 +63,8 @@ pub struct SpeedSpec {
     pub multi: Vec<usize>,
 }
 
-fn speed_suite() -> String {
-    SUITE.into()
+fn speed_suite() -> ango_core::SuiteId {
+    SUITE
 }
 
 /// One entry to measure under one hardware setting.
@@ -864,7 +864,7 @@ fn to_record(
         schema_version: SCHEMA_VERSION,
         library_version: b.version(),
         run_id: spec.run_id.clone(),
-        suite: spec.suite.clone(),
+        suite: spec.suite,
         algorithm: a.name().into(),
         operation: op.name().into(),
         backend: b.name().into(),
@@ -905,7 +905,7 @@ fn to_record(
     };
     let samples = SampleSet {
         run_id: spec.run_id.clone(),
-        suite: spec.suite.clone(),
+        suite: spec.suite,
         algorithm: a.name().into(),
         operation: op.name().into(),
         backend: b.name().into(),
@@ -1081,7 +1081,7 @@ mod tests {
             time: 0.01,
             samples: Some(3),
             retries: 0,
-            suite: SUITE.into(),
+            suite: SUITE,
             multi: vec![],
         };
         let cc = CycleCounter::open();
@@ -1117,7 +1117,7 @@ mod tests {
             time: 0.01,
             samples: None,
             retries: 0,
-            suite: SUITE.into(),
+            suite: SUITE,
             multi: vec![],
         };
         assert!(spec

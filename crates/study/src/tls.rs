@@ -66,7 +66,7 @@ fn with_sink(
             let pending: Vec<String> = notes.borrow_mut().drain(..).collect();
             for message in pending {
                 sink.event(Event::Note {
-                    suite: ango_tls::run::SUITE.into(),
+                    suite: ango_tls::run::SUITE.to_string(),
                     message,
                 })?;
             }
@@ -85,7 +85,7 @@ fn with_sink(
     );
     for message in notes.into_inner() {
         sink.event(Event::Note {
-            suite: ango_tls::run::SUITE.into(),
+            suite: ango_tls::run::SUITE.to_string(),
             message,
         })?;
     }

@@ -45,7 +45,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub const SUITE: &str = "tls-bulk";
+pub const SUITE: ango_core::SuiteId = ango_core::SuiteId::TlsBulk;
 
 /// The hidden subcommand that runs one endpoint.
 pub const ENDPOINT_CMD: &str = "__tls-endpoint";
@@ -868,7 +868,7 @@ pub fn run(
                         emit(TlsBulkRecord {
                             schema: ango_core::record::SCHEMA_VERSION,
                             schema_version: ango_core::record::SCHEMA_VERSION,
-                            suite: SUITE.into(),
+                            suite: SUITE,
                             run_id: spec.run_id.clone(),
                             tls_version: suite.version.into(),
                             cipher_suite: suite.iana.into(),

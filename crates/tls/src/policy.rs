@@ -33,7 +33,7 @@ use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-pub const SUITE: &str = "tls-policy";
+pub const SUITE: ango_core::SuiteId = ango_core::SuiteId::TlsPolicy;
 
 /// The three AEADs in play, by their place in an order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -397,7 +397,7 @@ pub fn run(spec: &PolicySpec, stop: &dyn Fn() -> bool) -> Result<(Vec<TlsPolicyR
                 out.push(TlsPolicyRecord {
                     schema: ango_core::record::SCHEMA_VERSION,
                     schema_version: ango_core::record::SCHEMA_VERSION,
-                    suite: SUITE.into(),
+                    suite: SUITE,
                     run_id: spec.run_id.clone(),
                     client_profile: profile.name.into(),
                     client_offer: offer,

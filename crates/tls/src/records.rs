@@ -32,7 +32,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-pub const SUITE: &str = "tls-records";
+pub const SUITE: ango_core::SuiteId = ango_core::SuiteId::TlsRecords;
 
 /// Plaintext lengths of seed 004's comparison.
 pub const SIZES: &[u64] = &[1, 16, 256, 1024, 16384];
@@ -607,7 +607,7 @@ pub fn run(
             emit(TlsRecordsRecord {
                 schema: ango_core::record::SCHEMA_VERSION,
                 schema_version: ango_core::record::SCHEMA_VERSION,
-                suite: SUITE.into(),
+                suite: SUITE,
                 run_id: spec.run_id.clone(),
                 tls_version: s.version.into(),
                 cipher_suite: s.iana.into(),

@@ -24,7 +24,7 @@ pub const CAPTURE_DIR: &str = "captures";
 /// The key log (NSS format) of every session of the run, beside the pcaps.
 pub const KEYLOG_FILE: &str = "captures/keylog.txt";
 
-pub const SUITE: &str = "tls";
+pub const SUITE: ango_core::SuiteId = ango_core::SuiteId::Tls;
 /// Seed 003's matrix.
 pub const DEFAULT_GROUPS: &[PkAlgorithm] = handshake::GROUPS;
 pub const DEFAULT_SIGS: &[PkAlgorithm] = &[
@@ -589,7 +589,7 @@ pub(crate) fn analyse(
         schema_version: ango_core::SCHEMA_VERSION,
         library_version: openssl::version::version().to_string(),
         run_id: spec.run_id.clone(),
-        suite: SUITE.into(),
+        suite: SUITE,
         client_stack: combo.client.name().into(),
         server_stack: combo.server.name().into(),
         client_library_version: combo.client.library_version(),

@@ -1,0 +1,204 @@
+//! The lines of results.jsonl as one type: a [`Record`] is one line, told
+//! apart by its `suite`, and [`Records`] holds a directory's lines by suite.
+//! A new suite is added here once, and every exhaustive match on
+//! [`SuiteId`] then names the places that must learn it.
+
+use crate::ct::CtRecord;
+use crate::cycles::CyclesRecord;
+use crate::{
+    PkRecord, SpeedRecord, SuiteId, TlsBulkRecord, TlsPolicyRecord, TlsRecord, TlsRecordsRecord,
+};
+use serde::{Serialize, Serializer};
+
+/// One line of results.jsonl. It is written as its inner record, whose
+/// `suite` field is the tag, so the JSON is exactly the inner record's.
+// A record lives only between reading its line and filing it in Records,
+// so the size of the largest variant costs nothing worth a Box.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum Record {
+    /// `suite` `speed` or `latency`.
+    Speed(SpeedRecord),
+    Pk(PkRecord),
+    Tls(TlsRecord),
+    Ct(CtRecord),
+    Cycles(CyclesRecord),
+    TlsRecords(TlsRecordsRecord),
+    TlsBulk(TlsBulkRecord),
+    TlsPolicy(TlsPolicyRecord),
+}
+
+impl Record {
+    /// The suite that drew it.
+    pub fn suite(&self) -> SuiteId {
+        match self {
+            Record::Speed(r) => r.suite,
+            Record::Pk(r) => r.suite,
+            Record::Tls(r) => r.suite,
+            Record::Ct(r) => r.suite,
+            Record::Cycles(r) => r.suite,
+            Record::TlsRecords(r) => r.suite,
+            Record::TlsBulk(r) => r.suite,
+            Record::TlsPolicy(r) => r.suite,
+        }
+    }
+
+    /// Reads one line's JSON value: its `suite` names the record type.
+    /// A line without a known suite, or whose fields do not fit it, is an
+    /// error that says which.
+    pub fn from_value(v: serde_json::Value) -> std::result::Result<Record, String> {
+        let name = v["suite"].as_str().unwrap_or_default();
+        let Some(suite) = SuiteId::of(name) else {
+            return Err(format!("no known suite '{name}'"));
+        };
+        let e = |e: serde_json::Error| format!("not a {suite} record: {e}");
+        Ok(match suite {
+            SuiteId::Speed | SuiteId::Latency => {
+                Record::Speed(serde_json::from_value(v).map_err(e)?)
+            }
+            SuiteId::Pk => Record::Pk(serde_json::from_value(v).map_err(e)?),
+            SuiteId::Tls => Record::Tls(serde_json::from_value(v).map_err(e)?),
+            SuiteId::Ct => Record::Ct(serde_json::from_value(v).map_err(e)?),
+            SuiteId::Cycles => Record::Cycles(serde_json::from_value(v).map_err(e)?),
+            SuiteId::TlsRecords => Record::TlsRecords(serde_json::from_value(v).map_err(e)?),
+            SuiteId::TlsBulk => Record::TlsBulk(serde_json::from_value(v).map_err(e)?),
+            SuiteId::TlsPolicy => Record::TlsPolicy(serde_json::from_value(v).map_err(e)?),
+        })
+    }
+}
+
+impl Serialize for Record {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Record::Speed(r) => r.serialize(s),
+            Record::Pk(r) => r.serialize(s),
+            Record::Tls(r) => r.serialize(s),
+            Record::Ct(r) => r.serialize(s),
+            Record::Cycles(r) => r.serialize(s),
+            Record::TlsRecords(r) => r.serialize(s),
+            Record::TlsBulk(r) => r.serialize(s),
+            Record::TlsPolicy(r) => r.serialize(s),
+        }
+    }
+}
+
+/// A results directory's records, by suite, each list in file order.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    /// `speed` and `latency` points.
+    pub speed: Vec<SpeedRecord>,
+    pub pk: Vec<PkRecord>,
+    pub tls: Vec<TlsRecord>,
+    pub ct: Vec<CtRecord>,
+    pub cycles: Vec<CyclesRecord>,
+    pub tls_records: Vec<TlsRecordsRecord>,
+    pub tls_bulk: Vec<TlsBulkRecord>,
+    pub tls_policy: Vec<TlsPolicyRecord>,
+}
+
+impl Records {
+    /// Files `r` under its suite.
+    pub fn push(&mut self, r: Record) {
+        match r {
+            Record::Speed(r) => self.speed.push(r),
+            Record::Pk(r) => self.pk.push(r),
+            Record::Tls(r) => self.tls.push(r),
+            Record::Ct(r) => self.ct.push(r),
+            Record::Cycles(r) => self.cycles.push(r),
+            Record::TlsRecords(r) => self.tls_records.push(r),
+            Record::TlsBulk(r) => self.tls_bulk.push(r),
+            Record::TlsPolicy(r) => self.tls_policy.push(r),
+        }
+    }
+
+    /// How many records `suite` has.
+    pub fn count(&self, suite: SuiteId) -> usize {
+        match suite {
+            SuiteId::Speed => self.speed.iter().filter(|r| r.suite == suite).count(),
+            SuiteId::Latency => self.speed.iter().filter(|r| r.suite == suite).count(),
+            SuiteId::Pk => self.pk.len(),
+            SuiteId::Tls => self.tls.len(),
+            SuiteId::Ct => self.ct.len(),
+            SuiteId::Cycles => self.cycles.len(),
+            SuiteId::TlsRecords => self.tls_records.len(),
+            SuiteId::TlsBulk => self.tls_bulk.len(),
+            SuiteId::TlsPolicy => self.tls_policy.len(),
+        }
+    }
+
+    /// The suites that have records, in [`SuiteId::ALL`]'s order.
+    pub fn suites(&self) -> Vec<SuiteId> {
+        SuiteId::ALL
+            .into_iter()
+            .filter(|s| self.count(*s) > 0)
+            .collect()
+    }
+
+    /// True when no suite has a record.
+    pub fn is_empty(&self) -> bool {
+        self.suites().is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cycles_line() -> serde_json::Value {
+        serde_json::json!({
+            "schema": 2, "schema_version": 2, "suite": "cycles", "run_id": "r",
+            "algorithm": "camellia-128-ecb", "cipher": "camellia", "backend": "ango",
+            "implementation": "camellia/table64-nct", "path": "", "library_version": "",
+            "key_bits": 128, "operation": "encrypt", "chained": true, "chain": "ciphertext",
+            "unit": "block", "iterations": 1000, "samples": 11,
+            "median_ns": 80.0, "q1_ns": 1.0, "q3_ns": 1.0, "mean_ns": 1.0, "sd_ns": 0.0,
+            "min_ns": 1.0, "max_ns": 1.0, "robust_cv": 0.0, "ci95_low_ns": 1.0,
+            "ci95_high_ns": 1.0, "cycles_per_op": 200.0, "cycle_source": "tsc",
+            "table_bytes": 4096, "l1d_bytes": 32768, "kat": "pass 6/6", "noisy": false,
+            "warnings": [], "method": "", "time": ""
+        })
+    }
+
+    #[test]
+    fn a_line_is_read_as_its_suite_and_written_back_unchanged() {
+        let v = cycles_line();
+        match Record::from_value(v.clone()) {
+            Ok(r) => {
+                assert_eq!(r.suite(), SuiteId::Cycles);
+                let mut all = Records::default();
+                all.push(r.clone());
+                assert_eq!(all.suites(), [SuiteId::Cycles]);
+                assert_eq!(all.count(SuiteId::Cycles), 1);
+                assert_eq!(all.count(SuiteId::Speed), 0);
+                // Every field the record knows is written back as read.
+                let back = serde_json::to_value(&r).unwrap();
+                for (k, x) in back.as_object().unwrap() {
+                    if let Some(y) = v.get(k) {
+                        assert_eq!(x, y, "{k}");
+                    }
+                }
+                assert_eq!(back["suite"], "cycles");
+            }
+            // The fixture must fit CyclesRecord; if its fields change, the
+            // error says which one is missing.
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn unknown_or_missing_suites_and_misfits_are_errors_that_say_why() {
+        let mut v = cycles_line();
+        v["suite"] = "verify".into();
+        assert_eq!(
+            Record::from_value(v).unwrap_err(),
+            "no known suite 'verify'"
+        );
+        let mut v = cycles_line();
+        v.as_object_mut().unwrap().remove("suite");
+        assert_eq!(Record::from_value(v).unwrap_err(), "no known suite ''");
+        let mut v = cycles_line();
+        v["suite"] = "pk".into();
+        let e = Record::from_value(v).unwrap_err();
+        assert!(e.starts_with("not a pk record: "), "{e}");
+    }
+}
