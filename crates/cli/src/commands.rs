@@ -243,6 +243,7 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
     let format = Format::parse(&a.format)?;
     let d = ResultsDir::open(&a.dir)?;
     let loaded = load_results(&d)?;
+    let all = loaded.records;
     let events = d.read_lines::<serde_json::Value>(EVENTS)?;
     let pk_samples = d.read_lines::<PkSamples>(PK_SAMPLES)?;
     let env: Option<EnvInfo> = d.read_json(ENV)?;
@@ -254,19 +255,19 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
     notes.extend(event_notes(&events.items));
     let data = ReportData {
         env,
-        records: loaded.speed,
-        pk_records: loaded.pk,
-        tls_records: loaded.tls,
-        ct_records: loaded.ct,
-        cycles_records: loaded.cycles,
-        suite_offers: if loaded.tls_records.is_empty() {
+        records: all.speed,
+        pk_records: all.pk,
+        tls_records: all.tls,
+        ct_records: all.ct,
+        cycles_records: all.cycles,
+        suite_offers: if all.tls_records.is_empty() {
             Vec::new()
         } else {
             ango_tls::records::chacha_offers()
         },
-        tls_records_records: loaded.tls_records,
-        tls_bulk_records: loaded.tls_bulk,
-        tls_policy_records: loaded.tls_policy,
+        tls_records_records: all.tls_records,
+        tls_bulk_records: all.tls_bulk,
+        tls_policy_records: all.tls_policy,
         pk_samples: pk_samples.items,
         events: events.items,
         notes,
@@ -291,7 +292,7 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
 
 fn load(sel: &Selector) -> Result<Vec<SpeedRecord>> {
     let d = ResultsDir::open(&sel.path)?;
-    Ok(load_results(&d)?.speed)
+    Ok(load_results(&d)?.records.speed)
 }
 
 fn compare_cmd(a: &CompareArgs) -> Result<i32> {

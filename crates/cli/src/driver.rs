@@ -5,7 +5,7 @@
 
 use crate::sink::ParentSink;
 use ango_core::results::{utc_now, ResultsDir, ENV, FINDINGS, REPORT, RESULTS};
-use ango_core::{EnvInfo, Error, PkRecord, Result, SpeedRecord, TlsRecord};
+use ango_core::{EnvInfo, Error, Result};
 use ango_harness::CycleCounter;
 use ango_report::data::ReportData;
 use ango_report::export::Format;
@@ -174,67 +174,21 @@ pub(crate) fn write_presentation(
 
 /// results.jsonl holds both studies' records: split them by `suite`.
 pub(crate) struct Loaded {
-    pub(crate) speed: Vec<SpeedRecord>,
-    pub(crate) pk: Vec<PkRecord>,
-    pub(crate) tls: Vec<TlsRecord>,
-    pub(crate) ct: Vec<ango_core::ct::CtRecord>,
-    pub(crate) cycles: Vec<ango_core::cycles::CyclesRecord>,
-    pub(crate) tls_records: Vec<ango_core::TlsRecordsRecord>,
-    pub(crate) tls_bulk: Vec<ango_core::TlsBulkRecord>,
-    pub(crate) tls_policy: Vec<ango_core::TlsPolicyRecord>,
+    pub(crate) records: ango_core::Records,
     pub(crate) notes: Vec<String>,
 }
 
 pub(crate) fn load_results(d: &ResultsDir) -> Result<Loaded> {
     let lines = d.read_lines::<serde_json::Value>(RESULTS)?;
     let mut out = Loaded {
-        speed: Vec::new(),
-        pk: Vec::new(),
-        tls: Vec::new(),
-        ct: Vec::new(),
-        cycles: Vec::new(),
-        tls_records: Vec::new(),
-        tls_bulk: Vec::new(),
-        tls_policy: Vec::new(),
+        records: ango_core::Records::default(),
         notes: Vec::new(),
     };
     let mut bad = lines.bad_lines.clone();
     for (i, v) in lines.items.into_iter().enumerate() {
-        let ok = if v["suite"] == "pk" {
-            serde_json::from_value::<PkRecord>(v)
-                .map(|r| out.pk.push(r))
-                .is_ok()
-        } else if v["suite"] == "tls" {
-            serde_json::from_value::<TlsRecord>(v)
-                .map(|r| out.tls.push(r))
-                .is_ok()
-        } else if v["suite"] == "ct" {
-            serde_json::from_value::<ango_core::ct::CtRecord>(v)
-                .map(|r| out.ct.push(r))
-                .is_ok()
-        } else if v["suite"] == "tls-records" {
-            serde_json::from_value::<ango_core::TlsRecordsRecord>(v)
-                .map(|r| out.tls_records.push(r))
-                .is_ok()
-        } else if v["suite"] == "tls-bulk" {
-            serde_json::from_value::<ango_core::TlsBulkRecord>(v)
-                .map(|r| out.tls_bulk.push(r))
-                .is_ok()
-        } else if v["suite"] == "tls-policy" {
-            serde_json::from_value::<ango_core::TlsPolicyRecord>(v)
-                .map(|r| out.tls_policy.push(r))
-                .is_ok()
-        } else if v["suite"] == "cycles" {
-            serde_json::from_value::<ango_core::cycles::CyclesRecord>(v)
-                .map(|r| out.cycles.push(r))
-                .is_ok()
-        } else {
-            serde_json::from_value::<SpeedRecord>(v)
-                .map(|r| out.speed.push(r))
-                .is_ok()
-        };
-        if !ok {
-            bad.push(i + 1);
+        match ango_core::Record::from_value(v) {
+            Ok(r) => out.records.push(r),
+            Err(_) => bad.push(i + 1),
         }
     }
     if lines.partial_tail {

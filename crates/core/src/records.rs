@@ -114,8 +114,9 @@ impl Records {
     /// How many records `suite` has.
     pub fn count(&self, suite: SuiteId) -> usize {
         match suite {
-            SuiteId::Speed => self.speed.iter().filter(|r| r.suite == suite).count(),
-            SuiteId::Latency => self.speed.iter().filter(|r| r.suite == suite).count(),
+            SuiteId::Speed | SuiteId::Latency => {
+                self.speed.iter().filter(|r| r.suite == suite).count()
+            }
             SuiteId::Pk => self.pk.len(),
             SuiteId::Tls => self.tls.len(),
             SuiteId::Ct => self.ct.len(),
