@@ -127,7 +127,7 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
         "{}",
         ango_report::suites::render(&data, format, &Style::default())
     );
-    let records = &data.tls_records;
+    let records = &data.records.tls;
     esay!(
         "ango: {} combinations in {:.1} s",
         records.len(),
@@ -255,19 +255,12 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
     notes.extend(event_notes(&events.items));
     let data = ReportData {
         env,
-        records: all.speed,
-        pk_records: all.pk,
-        tls_records: all.tls,
-        ct_records: all.ct,
-        cycles_records: all.cycles,
         suite_offers: if all.tls_records.is_empty() {
             Vec::new()
         } else {
             ango_tls::records::chacha_offers()
         },
-        tls_records_records: all.tls_records,
-        tls_bulk_records: all.tls_bulk,
-        tls_policy_records: all.tls_policy,
+        records: all,
         pk_samples: pk_samples.items,
         events: events.items,
         notes,

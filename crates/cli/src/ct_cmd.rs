@@ -82,7 +82,10 @@ pub(crate) fn ct_cmd(a: &CtArgs) -> Result<i32> {
         );
     } else if !table {
         let data = ReportData {
-            ct_records: records.clone(),
+            records: ango_core::Records {
+                ct: records.clone(),
+                ..Default::default()
+            },
             ..Default::default()
         };
         print_exported(&data, format);

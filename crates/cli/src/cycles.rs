@@ -113,7 +113,10 @@ pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
     let (records, failed, interrupted) = measure_all(&spec, &run_id, dir.as_ref(), table)?;
     let data = ango_report::data::ReportData {
         env: Some(env),
-        cycles_records: records.clone(),
+        records: ango_core::Records {
+            cycles: records.clone(),
+            ..Default::default()
+        },
         notes: crate::driver::interrupted_notes(interrupted),
         ..Default::default()
     };

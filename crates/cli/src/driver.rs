@@ -130,15 +130,14 @@ pub(crate) fn report_data(
     notes.extend(event_notes(&sink.events));
     ReportData {
         env,
-        records: sink.records.clone(),
-        pk_records: sink.pk_records.clone(),
+        records: ango_core::Records {
+            speed: sink.records.clone(),
+            pk: sink.pk_records.clone(),
+            tls: sink.tls_records.clone(),
+            ct: sink.ct_records.clone(),
+            ..Default::default()
+        },
         pk_samples: sink.pk_samples.clone(),
-        tls_records: sink.tls_records.clone(),
-        ct_records: sink.ct_records.clone(),
-        cycles_records: Vec::new(),
-        tls_records_records: Vec::new(),
-        tls_bulk_records: Vec::new(),
-        tls_policy_records: Vec::new(),
         suite_offers: Vec::new(),
         events: sink.events.clone(),
         notes,

@@ -411,10 +411,10 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
         d.write_json(ENV, &env)?;
     }
     let mut data = report_data(Some(env.clone()), &sink, interrupted);
-    data.cycles_records = cycles_records;
-    data.tls_records_records = seed004.records;
-    data.tls_bulk_records = seed004.bulk;
-    data.tls_policy_records = seed004.policy;
+    data.records.cycles = cycles_records;
+    data.records.tls_records = seed004.records;
+    data.records.tls_bulk = seed004.bulk;
+    data.records.tls_policy = seed004.policy;
     data.suite_offers = seed004.offers;
     data.notes.extend(seed004.notes);
     if let Some(d) = &sink.dir {
@@ -464,7 +464,7 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
                 + sink.pk_records.len()
                 + sink.tls_records.len()
                 + sink.ct_records.len()
-                + data.cycles_records.len(),
+                + data.records.cycles.len(),
             d.path.join(RESULTS).display(),
             d.path.join(REPORT).display()
         );

@@ -195,7 +195,10 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
     }
     let data = ango_report::data::ReportData {
         env: Some(env),
-        tls_bulk_records: out.clone(),
+        records: ango_core::Records {
+            tls_bulk: out.clone(),
+            ..Default::default()
+        },
         notes,
         ..Default::default()
     };

@@ -182,8 +182,11 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
     }
     let data = ango_report::data::ReportData {
         env: Some(env),
-        tls_policy_records: rs.clone(),
-        tls_bulk_records: bulk_records,
+        records: ango_core::Records {
+            tls_policy: rs.clone(),
+            tls_bulk: bulk_records,
+            ..Default::default()
+        },
         notes: crate::driver::interrupted_notes(interrupted),
         ..Default::default()
     };
@@ -191,7 +194,10 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
         crate::driver::write_presentation(d, &data)?;
     }
     let only_policy = ango_report::data::ReportData {
-        tls_policy_records: rs.clone(),
+        records: ango_core::Records {
+            tls_policy: rs.clone(),
+            ..Default::default()
+        },
         ..Default::default()
     };
     print!(

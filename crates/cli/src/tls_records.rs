@@ -72,7 +72,10 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
     let offers = records::chacha_offers();
     let data = ango_report::data::ReportData {
         env: Some(env),
-        tls_records_records: out.clone(),
+        records: ango_core::Records {
+            tls_records: out.clone(),
+            ..Default::default()
+        },
         suite_offers: offers.clone(),
         notes: crate::driver::interrupted_notes(interrupted),
         ..Default::default()

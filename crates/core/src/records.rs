@@ -135,6 +135,18 @@ impl Records {
             .collect()
     }
 
+    /// How many records there are in all.
+    pub fn len(&self) -> usize {
+        self.speed.len()
+            + self.pk.len()
+            + self.tls.len()
+            + self.ct.len()
+            + self.cycles.len()
+            + self.tls_records.len()
+            + self.tls_bulk.len()
+            + self.tls_policy.len()
+    }
+
     /// True when no suite has a record.
     pub fn is_empty(&self) -> bool {
         self.suites().is_empty()

@@ -255,22 +255,16 @@ pub fn page(data: &ReportData, suites: &[Box<dyn Exporter + '_>], findings: &[Fi
         ..Style::default()
     };
     let d = data;
-    let total = d.records.len()
-        + d.pk_records.len()
-        + d.tls_records.len()
-        + d.ct_records.len()
-        + d.cycles_records.len()
-        + d.tls_records_records.len()
-        + d.tls_bulk_records.len()
-        + d.tls_policy_records.len();
+    let total = d.records.len();
     let mut out = String::new();
     let run_id = d
         .records
+        .speed
         .iter()
         .find(|r| r.suite != ango_core::SuiteId::Latency)
         .map(|r| r.run_id.clone())
         .or_else(|| d.env.as_ref().map(|e| e.run_id.clone()))
-        .or_else(|| d.tls_records.first().map(|r| r.run_id.clone()))
+        .or_else(|| d.records.tls.first().map(|r| r.run_id.clone()))
         .unwrap_or_default();
     let _ = write!(
         out,

@@ -4,46 +4,76 @@
 use crate::data::ReportData;
 use crate::export::*;
 use crate::formats::Format;
-use ango_core::{Finding, PkRecord, SpeedRecord};
+use ango_core::{Finding, PkRecord, SpeedRecord, SuiteId};
+
+/// The order in which a run's suites are shown, the seeds' order.
+const SHOWN: [SuiteId; 9] = [
+    SuiteId::Speed,
+    SuiteId::Latency,
+    SuiteId::Cycles,
+    SuiteId::Pk,
+    SuiteId::Tls,
+    SuiteId::TlsRecords,
+    SuiteId::TlsBulk,
+    SuiteId::TlsPolicy,
+    SuiteId::Ct,
+];
 
 /// The exporters of a run's data, in the seeds' order: speed (and its
-/// multi-core figures), latency, cycles, public-key, TLS, constant-time (speed and latency records share
-/// `records`, told apart by `suite`).
+/// multi-core figures), latency, cycles, public-key (and its multi-core
+/// figures), TLS, the seed-004 suites, constant-time.
 pub fn suites(d: &ReportData) -> Vec<Box<dyn Exporter + '_>> {
-    let (multi, single): (Vec<SpeedRecord>, Vec<SpeedRecord>) =
-        d.records.iter().cloned().partition(|r| r.workers > 1);
-    let (speed, latency): (Vec<SpeedRecord>, Vec<SpeedRecord>) = single
-        .into_iter()
-        .partition(|r| r.suite != ango_core::SuiteId::Latency);
-    let (pk_multi, pk_single): (Vec<PkRecord>, Vec<PkRecord>) =
-        d.pk_records.iter().cloned().partition(|r| r.workers > 1);
-    vec![
-        Box::new(Speed(speed)),
-        Box::new(Multi {
-            records: multi,
-            variant_providers: d.variant_providers.clone(),
-        }),
-        Box::new(Latency(latency)),
-        Box::new(Cycles(&d.cycles_records)),
-        Box::new(Pk {
-            records: pk_single,
-            samples: d
-                .pk_samples
-                .iter()
-                .filter(|s| s.workers <= 1)
-                .cloned()
-                .collect(),
-        }),
-        Box::new(PkMulti(pk_multi)),
-        Box::new(Tls(&d.tls_records)),
-        Box::new(TlsRecords {
-            records: &d.tls_records_records,
+    SHOWN.into_iter().flat_map(|id| exporters(d, id)).collect()
+}
+
+/// The exporters of suite `id`. The match is exhaustive, so a new suite
+/// does not compile until it says how it is shown.
+fn exporters(d: &ReportData, id: SuiteId) -> Vec<Box<dyn Exporter + '_>> {
+    let r = &d.records;
+    let speed_of = |keep: fn(&SpeedRecord) -> bool| -> Vec<SpeedRecord> {
+        r.speed.iter().filter(|x| keep(x)).cloned().collect()
+    };
+    let pk_of = |multi: bool| -> Vec<PkRecord> {
+        r.pk.iter()
+            .filter(|x| (x.workers > 1) == multi)
+            .cloned()
+            .collect()
+    };
+    match id {
+        SuiteId::Speed => vec![
+            Box::new(Speed(speed_of(|x| {
+                x.workers <= 1 && x.suite != SuiteId::Latency
+            }))),
+            Box::new(Multi {
+                records: speed_of(|x| x.workers > 1),
+                variant_providers: d.variant_providers.clone(),
+            }),
+        ],
+        SuiteId::Latency => vec![Box::new(Latency(speed_of(|x| {
+            x.workers <= 1 && x.suite == SuiteId::Latency
+        })))],
+        SuiteId::Cycles => vec![Box::new(Cycles(&r.cycles))],
+        SuiteId::Pk => vec![
+            Box::new(Pk {
+                records: pk_of(false),
+                samples: d
+                    .pk_samples
+                    .iter()
+                    .filter(|s| s.workers <= 1)
+                    .cloned()
+                    .collect(),
+            }),
+            Box::new(PkMulti(pk_of(true))),
+        ],
+        SuiteId::Tls => vec![Box::new(Tls(&r.tls))],
+        SuiteId::TlsRecords => vec![Box::new(TlsRecords {
+            records: &r.tls_records,
             offers: &d.suite_offers,
-        }),
-        Box::new(TlsBulk(&d.tls_bulk_records)),
-        Box::new(TlsPolicy(&d.tls_policy_records)),
-        Box::new(Ct(&d.ct_records)),
-    ]
+        })],
+        SuiteId::TlsBulk => vec![Box::new(TlsBulk(&r.tls_bulk))],
+        SuiteId::TlsPolicy => vec![Box::new(TlsPolicy(&r.tls_policy))],
+        SuiteId::Ct => vec![Box::new(Ct(&r.ct))],
+    }
 }
 
 /// A run's data in `format`: the HTML page, one JSON array of every

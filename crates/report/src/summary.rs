@@ -221,7 +221,7 @@ pub fn html(d: &ReportData, findings: &[Finding]) -> String {
         }
         out.push_str("</table></div>");
     }
-    let fast = fastest(&d.records);
+    let fast = fastest(&d.records.speed);
     if !fast.is_empty() {
         out.push_str(
             "<p><b>Fastest implementation per algorithm</b> (hw on, encryption, one core; MB/s \
