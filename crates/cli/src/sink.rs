@@ -193,6 +193,7 @@ impl Sink for ParentSink {
                 ref library_cpu_view,
                 ref known,
                 ref not_reproduced,
+                ..
             } => {
                 let mut line = format!("verify {backend} {algorithm} hw={hw}: {summary}");
                 if hw != ango_core::Hw::On {

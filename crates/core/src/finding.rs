@@ -150,6 +150,37 @@ impl Finding {
 /// One failed verification case, with an id stable across runs:
 /// `<file>#<tcId>` for a Wycheproof case (`mldsa_44_verify_test.json#147`),
 /// `check:<what>` for one of ango's own checks.
+/// How many cases of a check passed, failed and were skipped (counted, not
+/// judged), as numbers: a report adds them up, never reads them back from
+/// the check's one-line summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseCounts {
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+}
+
+impl CaseCounts {
+    pub fn new(passed: usize, failed: usize, skipped: usize) -> CaseCounts {
+        CaseCounts {
+            passed: passed as u64,
+            failed: failed as u64,
+            skipped: skipped as u64,
+        }
+    }
+}
+
+impl std::ops::Add for CaseCounts {
+    type Output = CaseCounts;
+    fn add(self, o: CaseCounts) -> CaseCounts {
+        CaseCounts {
+            passed: self.passed + o.passed,
+            failed: self.failed + o.failed,
+            skipped: self.skipped + o.skipped,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseFailure {
     pub case: String,

@@ -23,7 +23,7 @@ pub mod traits;
 pub use algo::{Algorithm, Hw, Kind, Operation};
 pub use catalog::{AlgorithmId, Catalog, Entry, EntryBackend, Make, Provider};
 pub use error::{Error, Result};
-pub use finding::{CaseFailure, DefectCategory, DefectMatch, Finding, Verdict};
+pub use finding::{CaseCounts, CaseFailure, DefectCategory, DefectMatch, Finding, Verdict};
 pub use pk::{
     Kem, PkAlgorithm, PkBackend, PkInstance, PkKind, PkOp, Prepared, PreparedOp, Signer, SizeEntry,
     Timing,

@@ -23,23 +23,13 @@ pub struct Verified {
     pub implementations: usize,
 }
 
-/// The leading `pass N/M` or `FAIL K/M` of a check summary: (passed,
-/// total). The symmetric checks write the passed count after FAIL, the
-/// public-key checks the failed count (`fail_counts_failures`).
-fn counts(summary: &str, fail_counts_failures: bool) -> Option<(u64, u64)> {
-    let rest = summary
-        .strip_prefix("pass ")
-        .or_else(|| summary.strip_prefix("FAIL "))?;
-    let word = rest.split([' ', ';', '(']).next()?;
-    let (a, b) = word.split_once('/')?;
-    let (a, b) = (a.parse::<u64>().ok()?, b.parse::<u64>().ok()?);
-    Some(if summary.starts_with("FAIL") && fail_counts_failures {
-        (b.saturating_sub(a), b)
-    } else {
-        (a, b)
-    })
+/// The cases a check event passed, from its `counts` (events written
+/// before checks carried their counts have none, and add no cases).
+fn passed(e: &serde_json::Value) -> u64 {
+    e["counts"]["passed"].as_u64().unwrap_or(0)
 }
 
+/// Adds up the run's check events (`kat`, `pk_check`) into [`Verified`].
 pub fn verified(events: &[serde_json::Value]) -> Verified {
     let mut v = Verified::default();
     let mut labels: Vec<&str> = Vec::new();
@@ -48,10 +38,8 @@ pub fn verified(events: &[serde_json::Value]) -> Verified {
         .filter(|e| e["type"] == "kat" || e["type"] == "pk_check")
     {
         let backend = e["backend"].as_str().unwrap_or("");
+        v.cases += passed(e);
         if backend.starts_with("cross-library") {
-            if let Some((p, _)) = counts(e["summary"].as_str().unwrap_or(""), true) {
-                v.cases += p;
-            }
             continue;
         }
         v.pairs += 1;
@@ -59,9 +47,6 @@ pub fn verified(events: &[serde_json::Value]) -> Verified {
             v.pairs_ok += 1;
         }
         let s = e["summary"].as_str().unwrap_or("");
-        if let Some((p, _)) = counts(s, e["type"] == "pk_check") {
-            v.cases += p;
-        }
         if s.contains("Wycheproof") {
             v.wycheproof_pairs += 1;
         }
@@ -320,32 +305,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn check_summaries_are_counted() {
-        assert_eq!(counts("pass 6/6", false), Some((6, 6)));
-        assert_eq!(
-            counts("pass 312/312; Wycheproof 316/316", false),
-            Some((312, 312))
-        );
-        assert_eq!(counts("FAIL 2/40; Wycheproof x", true), Some((38, 40)));
-        assert_eq!(counts("FAIL 38/40", false), Some((38, 40)));
-        assert_eq!(counts("pass 6/6 (1 skipped)", false), Some((6, 6)));
-        assert_eq!(counts("skipped", false), None);
+    fn check_counts_are_added_never_read_from_the_summary() {
         let ev = vec![
-            serde_json::json!({"type": "kat", "backend": "openssl", "algorithm": "aes-128-gcm", "ok": true, "summary": "pass 10/10; Wycheproof aes_gcm_test 316/316"}),
-            serde_json::json!({"type": "kat", "backend": "ring", "algorithm": "aes-128-gcm", "ok": true, "summary": "pass 10/10"}),
-            serde_json::json!({"type": "pk_check", "backend": "liboqs", "algorithm": "ml-dsa-44", "ok": false, "summary": "FAIL 3/50"}),
-            serde_json::json!({"type": "pk_check", "backend": "cross-library a/b", "algorithm": "x25519", "ok": true, "summary": "pass 2/2 ordered pairs"}),
+            serde_json::json!({"type": "kat", "backend": "openssl", "algorithm": "aes-128-gcm", "ok": true, "summary": "pass 10/10; Wycheproof aes_gcm_test 316/316", "counts": {"passed": 326, "failed": 0, "skipped": 1}}),
+            serde_json::json!({"type": "kat", "backend": "ring", "algorithm": "aes-128-gcm", "ok": true, "summary": "pass 10/10", "counts": {"passed": 10, "failed": 0, "skipped": 0}}),
+            serde_json::json!({"type": "pk_check", "backend": "liboqs", "algorithm": "ml-dsa-44", "ok": false, "summary": "FAIL 3/50", "counts": {"passed": 47, "failed": 3, "skipped": 0}}),
+            // Written before checks carried counts: a pair, no cases.
+            serde_json::json!({"type": "kat", "backend": "old", "algorithm": "aes-128-gcm", "ok": true, "summary": "pass 99/99"}),
+            serde_json::json!({"type": "pk_check", "backend": "cross-library a/b", "algorithm": "x25519", "ok": true, "summary": "pass 2/2 ordered pairs", "counts": {"passed": 2, "failed": 0, "skipped": 0}}),
             serde_json::json!({"type": "skip"}),
         ];
         let v = verified(&ev);
         assert_eq!(
             v,
             Verified {
-                pairs: 3,
-                pairs_ok: 2,
-                cases: 10 + 10 + 47 + 2,
+                pairs: 4,
+                pairs_ok: 3,
+                cases: 326 + 10 + 47 + 2,
                 wycheproof_pairs: 1,
-                implementations: 3
+                implementations: 4
             }
         );
     }

@@ -4,7 +4,8 @@
 
 use ango_core::record::SampleSet;
 use ango_core::{
-    Algorithm, DefectMatch, Hw, PkAlgorithm, PkRecord, PkSamples, Result, SpeedRecord, TlsRecord,
+    Algorithm, CaseCounts, DefectMatch, Hw, PkAlgorithm, PkRecord, PkSamples, Result, SpeedRecord,
+    TlsRecord,
 };
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -21,6 +22,11 @@ pub enum Event {
         /// cases passed.
         ok: bool,
         summary: String,
+        /// The cases of `summary` as numbers: known answers, Wycheproof
+        /// cases and the cross-library comparisons (absent from events
+        /// written before this field).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        counts: Option<CaseCounts>,
         /// Failures no known library defect explains.
         failures: Vec<String>,
         library_cpu_view: Option<String>,
@@ -60,6 +66,10 @@ pub enum Event {
         algorithm: PkAlgorithm,
         ok: bool,
         summary: String,
+        /// The cases of `summary` as numbers (absent from events written
+        /// before this field).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        counts: Option<CaseCounts>,
         /// Failures no known library defect explains.
         failures: Vec<String>,
         /// The library's exact version string.

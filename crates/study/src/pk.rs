@@ -116,6 +116,7 @@ pub fn check_event(b: &EntryBackend, a: PkAlgorithm, c: &ango_verify::pk::Checke
         algorithm: a,
         ok: c.failures.is_empty(),
         summary: summary_line(c),
+        counts: Some(ango_verify::pk::case_counts(c)),
         failures: e.unexplained.iter().map(|f| f.text.clone()).collect(),
         version: b.version(),
         known: e.known,
@@ -235,6 +236,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                     passed + failures.len()
                 )
             },
+            counts: Some(ango_core::CaseCounts::new(passed, failures.len(), 0)),
             failures,
             version: String::new(),
             known: Vec::new(),

@@ -405,6 +405,7 @@ fn run_local(
             hw,
             ok: checked.ok() && parts_ok,
             summary: kat_summary.clone(),
+            counts: Some(checked.counts()),
             failures: checked.unexplained(),
             library_cpu_view: cpu_view.clone(),
             known: checked.explained.known.clone(),

@@ -332,6 +332,16 @@ impl BeforeTiming {
             && !self.explained.known.is_empty()
     }
 
+    /// Every case behind [`BeforeTiming::summary`] as numbers: the known
+    /// answers, the Wycheproof cases and one comparison per other
+    /// implementation of the cross-library check.
+    pub fn counts(&self) -> ango_core::CaseCounts {
+        let cross_failed = self.cross.differ.len() + usize::from(self.cross.error.is_some());
+        ango_core::CaseCounts::new(self.kat.passed, self.kat.failed, self.kat.skipped)
+            + ango_core::CaseCounts::new(self.wycheproof.passed, self.wycheproof.failures.len(), 0)
+            + ango_core::CaseCounts::new(self.cross.agree, cross_failed, 0)
+    }
+
     /// Short form for records: "pass 12/12; Wycheproof chacha20_poly1305_test.json 300/300".
     pub fn summary(&self) -> String {
         let mut s = self.kat.summary();

@@ -353,6 +353,12 @@ pub fn explain_file(
     e
 }
 
+/// A check's cases as numbers: those that may go either way and those the
+/// backend cannot run are skipped.
+pub fn case_counts(c: &Checked) -> ango_core::CaseCounts {
+    ango_core::CaseCounts::new(c.passed, c.failures.len(), c.acceptable + c.unsupported)
+}
+
 /// One line for a check's outcome: `pass 5/5; Wycheproof …` or `FAIL 3/175; …`.
 pub fn summary_line(c: &Checked) -> String {
     let mut s = if c.failures.is_empty() {
