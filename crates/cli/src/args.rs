@@ -196,6 +196,10 @@ pub struct CtArgs {
     /// table, json (one record per target), csv, md or html (the report page).
     #[arg(long, default_value = "table")]
     pub format: String,
+    /// Write a results directory here (results.jsonl with `suite: ct`, events.jsonl, env.json,
+    /// the report) [default: none: print only].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

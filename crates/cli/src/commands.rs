@@ -13,7 +13,7 @@ use ango_report::compare::{self, Selector};
 use ango_report::data::ReportData;
 use ango_report::export::{Format, Style};
 use ango_study::speed::{self, SpeedSpec};
-use ango_study::Study;
+use ango_study::Suite;
 use std::io::Read;
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
@@ -116,7 +116,12 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
         Some(to) => ango_study::tls::run_connect(&spec, to, &mut sink)?,
         None => {
             clean_stale_labs();
-            Study::run(&spec, &mut sink)?
+            let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec.clone())];
+            let o = run_suites(&suites, &mut sink, &run_id, false)?;
+            if let Some(e) = o.error {
+                return Err(e);
+            }
+            o.interrupted
         }
     };
     let data = report_data(Some(env), &sink, interrupted);
@@ -211,19 +216,12 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
     }
     let started = std::time::Instant::now();
     let mut sink = ParentSink::new(dir, plan.points());
-    let outcome = ango_study::pk::run(&spec, &mut sink)?;
-    let data = report_data(Some(env), &sink, outcome.interrupted);
-    if let Some(d) = &sink.dir {
-        write_presentation(d, &data)?;
-    }
-    sink.print_defects(format == Format::Table);
-    print!(
-        "{}",
-        ango_report::suites::render(&data, format, &Style::default())
-    );
+    let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
+    let outcome = run_suites(&suites, &mut sink, &run_id, false)?;
+    let (code, _) = finish_run(env, &sink, outcome, format, &Style::default(), None)?;
     esay!(
         "ango: {} public-key points in {:.1} s",
-        sink.pk_records.len(),
+        sink.records.pk.len(),
         started.elapsed().as_secs_f64()
     );
     if let Some(d) = &sink.dir {
@@ -234,7 +232,7 @@ fn pk_cmd(a: &PkArgs) -> Result<i32> {
             d.path.join(REPORT).display()
         );
     }
-    Ok(sink.finish(outcome.interrupted))
+    Ok(code)
 }
 
 /// `ango report DIR`: the page and findings rebuilt from the directory's

@@ -5,27 +5,12 @@
 //! L1d; seed 002's findings checked here.
 
 use crate::args::{list, parse_num, CyclesArgs};
+use crate::sink::ParentSink;
 use ango_core::algo::names;
-use ango_core::cycles::CyclesRecord;
-use ango_core::results::{ResultsDir, RESULTS};
-use ango_core::{Algorithm, AlgorithmId, EntryBackend, Error, Hw, Result};
-use ango_study::cycles::Plan;
-
-/// What `ango cycles` measures by default: seed 002's ciphers, every key
-/// size, and AES-128/256 for reference.
-pub fn default_algorithms() -> Vec<Algorithm> {
-    let mut v = Algorithm::CRYPTREC.to_vec();
-    v.extend([Algorithm::Aes128Ecb, Algorithm::Aes256Ecb]);
-    v
-}
-
-/// The checked options: algorithms, the entries to time, the plan.
-pub struct CyclesSpec {
-    pub algorithms: Vec<Algorithm>,
-    pub entries: Vec<String>,
-    pub skips: Vec<String>,
-    pub plan: Plan,
-}
+use ango_core::{Algorithm, Error, Hw, Result};
+use ango_report::export::{Format, Style};
+use ango_study::cycles::{default_algorithms, CyclesSpec, Plan};
+use ango_study::Suite;
 
 impl CyclesArgs {
     /// Check every option; nothing is written before this succeeds.
@@ -105,161 +90,25 @@ impl CyclesArgs {
 
 pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
     let spec = a.spec()?;
-    use ango_report::export::Format;
     let format = Format::parse(&a.format)?;
-    let table = format == Format::Table;
     let run_id = crate::driver::new_run_id();
     let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
-    let (records, failed, interrupted) = measure_all(&spec, &run_id, dir.as_ref(), table)?;
-    let data = ango_report::data::ReportData {
-        env: Some(env),
-        records: ango_core::Records {
-            cycles: records.clone(),
-            ..Default::default()
-        },
-        notes: crate::driver::interrupted_notes(interrupted),
-        ..Default::default()
-    };
-    if let Some(d) = &dir {
-        crate::driver::write_presentation(d, &data)?;
-    }
-    if format == Format::Json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&records).expect("records serialise")
-        );
-    } else if !table {
-        crate::driver::print_exported(&data, format);
+    let cycle_label = if env.cycle_source == "tsc" {
+        "TSC cycles"
     } else {
-        print!(
-            "{}",
-            ango_report::formats::fit(&ango_report::cycles::text(&records))
-        );
-        if let Some(l) = not_measured(&spec) {
-            say!("  {l}");
-        }
+        "cycles"
+    };
+    let style = Style {
+        cycle_label: cycle_label.into(),
+        ..Style::default()
+    };
+    let blocked = spec.not_measured();
+    let mut sink = ParentSink::new(dir, spec.points()?);
+    let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
+    let outcome = crate::driver::run_suites(&suites, &mut sink, &run_id, false)?;
+    let (code, _) = crate::driver::finish_run(env, &sink, outcome, format, &style, None)?;
+    if let (Format::Table, Some(l)) = (format, blocked) {
+        say!("  {l}");
     }
-    if let Some(code) =
-        crate::driver::interrupted_exit(interrupted, records.len(), "points measured")
-    {
-        return Ok(code);
-    }
-    if failed > 0 {
-        esay!("ango: {failed} implementations failed their checks and were not timed");
-        return Ok(1);
-    }
-    Ok(0)
-}
-
-/// Check and time every entry of `spec`, writing each record the moment
-/// it is made. The implementations of one algorithm are sampled in turn
-/// (one sample of each, round after round), so their ratios are taken side
-/// by side; records are written when the algorithm is done. Returns the
-/// records, the number of entries that failed their checks, and whether
-/// the run was interrupted (the samples taken so far are kept).
-pub fn measure_all(
-    spec: &CyclesSpec,
-    run_id: &str,
-    dir: Option<&ResultsDir>,
-    show: bool,
-) -> Result<(Vec<CyclesRecord>, usize, bool)> {
-    let catalog = ango_backends::catalog();
-    let cc = ango_harness::cycles::CycleCounter::open();
-    let (mut out, mut failed) = (Vec::new(), 0);
-    for s in &spec.skips {
-        if show {
-            esay!("ango: not measured: {s}");
-        }
-    }
-    let mut groups: Vec<(AlgorithmId, Vec<&ango_core::Entry>)> = Vec::new();
-    for id in &spec.entries {
-        let e = catalog.entry(id)?;
-        match groups.iter_mut().find(|(a, _)| *a == e.algorithm) {
-            Some((_, v)) => v.push(e),
-            None => groups.push((e.algorithm, vec![e])),
-        }
-    }
-    for (algo_id, entries) in groups {
-        let AlgorithmId::Sym(algo) = algo_id else {
-            continue;
-        };
-        let mut points = Vec::new();
-        for e in entries {
-            if ango_harness::measure::stop_requested() {
-                return Ok((out, failed, true));
-            }
-            let checked = ango_verify::kat::before_timing(&EntryBackend(e), algo)?;
-            if !checked.ok() {
-                failed += 1;
-                esay!(
-                    "ango: {} {}: {} — not timed",
-                    e.label(),
-                    algo,
-                    checked.summary()
-                );
-                for f in &checked.kat.failures {
-                    esay!("    {f}");
-                }
-                continue;
-            }
-            if show {
-                esay!(
-                    "ango: timing {} {} ({})",
-                    algo,
-                    e.label(),
-                    checked.summary()
-                );
-            }
-            match ango_study::cycles::prepare(e, &spec.plan, &checked.kat.summary()) {
-                Ok(ps) => points.extend(ps),
-                Err(Error::Unsupported(m)) => {
-                    if show {
-                        esay!("ango: not measured: {m}");
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        if show && !points.is_empty() {
-            esay!(
-                "ango: sampling {algo}: {} points in turn, {} rounds",
-                points.len(),
-                spec.plan.samples
-            );
-        }
-        let finished = ango_study::cycles::sample_in_turn(&mut points, &cc, spec.plan.samples);
-        for p in points {
-            if let Some(r) = ango_study::cycles::finish(p, &spec.plan, &cc, run_id) {
-                if let Some(d) = dir {
-                    d.append(RESULTS, &r)?;
-                }
-                out.push(r);
-            }
-        }
-        if !finished {
-            return Ok((out, failed, true));
-        }
-    }
-    Ok((out, failed, false))
-}
-
-/// The algorithms of `spec` that nothing here implements (seed 002's
-/// blocked ciphers), as the line under the tables; None if every one ran.
-pub fn not_measured(spec: &CyclesSpec) -> Option<String> {
-    let blocked: Vec<&str> = spec
-        .algorithms
-        .iter()
-        .filter(|a| {
-            ango_backends::catalog()
-                .runnable(AlgorithmId::Sym(**a))
-                .is_empty()
-        })
-        .map(|a| a.name())
-        .collect();
-    (!blocked.is_empty()).then(|| {
-        format!(
-            "Not measured (no implementation runs here; `ango list` says why): {}",
-            blocked.join(", ")
-        )
-    })
+    Ok(code)
 }

@@ -5,10 +5,11 @@
 
 use crate::sink::ParentSink;
 use ango_core::results::{utc_now, ResultsDir, ENV, FINDINGS, REPORT, RESULTS};
-use ango_core::{EnvInfo, Error, Result};
+use ango_core::{EnvInfo, Error, Result, SuiteId};
 use ango_harness::CycleCounter;
 use ango_report::data::ReportData;
 use ango_report::export::Format;
+use ango_study::{Context, Event, Sink, Suite};
 
 pub(crate) fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
@@ -130,19 +131,143 @@ pub(crate) fn report_data(
     notes.extend(event_notes(&sink.events));
     ReportData {
         env,
-        records: ango_core::Records {
-            speed: sink.records.clone(),
-            pk: sink.pk_records.clone(),
-            tls: sink.tls_records.clone(),
-            ct: sink.ct_records.clone(),
-            ..Default::default()
-        },
+        suite_offers: suite_offers(&sink.records),
+        records: sink.records.clone(),
         pk_samples: sink.pk_samples.clone(),
-        suite_offers: Vec::new(),
         events: sink.events.clone(),
         notes,
         variant_providers: variant_providers(),
     }
+}
+
+/// The suites each client profile offers, shown beside tls-records'
+/// figures when there are any.
+pub(crate) fn suite_offers(records: &ango_core::Records) -> Vec<ango_core::SuiteOffer> {
+    if records.tls_records.is_empty() {
+        Vec::new()
+    } else {
+        ango_tls::records::chacha_offers()
+    }
+}
+
+/// How a list of suites ended.
+pub(crate) struct Outcome {
+    /// Ctrl-C stopped it.
+    pub interrupted: bool,
+    /// The seconds each suite took (the passes of one suite added up).
+    pub seconds: Vec<ango_core::record::SuiteTime>,
+    /// The error that stopped a command's suite (its records so far are
+    /// kept and presented first).
+    pub error: Option<Error>,
+}
+
+/// The one driver's loop: each suite in turn, with the run's context,
+/// every record into `sink` (results.jsonl's one writer). Stale lab
+/// namespaces are removed before the first TLS suite. With `keep_going`
+/// (`ango run`) a suite that fails is an error of the run, said and kept,
+/// and the next suite runs; otherwise the failure ends the list.
+pub(crate) fn run_suites(
+    suites: &[Box<dyn Suite>],
+    sink: &mut ParentSink,
+    run_id: &str,
+    keep_going: bool,
+) -> Result<Outcome> {
+    let mut out = Outcome {
+        interrupted: false,
+        seconds: Vec::new(),
+        error: None,
+    };
+    let dir = sink.dir.as_ref().map(|d| d.path.clone());
+    let mut lab_cleaned = false;
+    for suite in suites {
+        if matches!(suite.id(), SuiteId::Tls | SuiteId::TlsBulk) && !lab_cleaned {
+            lab_cleaned = true;
+            clean_stale_labs();
+        }
+        let since = std::time::Instant::now();
+        let mut cx = Context {
+            sink: &mut *sink,
+            run_id,
+            dir: dir.as_deref(),
+            stop: &ango_harness::measure::STOP,
+        };
+        let result = suite.run(&mut cx);
+        let seconds = since.elapsed().as_secs_f64();
+        let name = suite.name();
+        match out.seconds.iter_mut().find(|t| t.suite == name) {
+            Some(t) => t.seconds += seconds,
+            None => out.seconds.push(ango_core::record::SuiteTime {
+                suite: name.clone(),
+                seconds,
+            }),
+        }
+        match result {
+            Ok(stopped) => out.interrupted = stopped,
+            Err(e) if keep_going => {
+                let message = format!("the {name} suite stopped: {e}");
+                sink.event(Event::Note {
+                    suite: suite.id().to_string(),
+                    message: message.clone(),
+                })?;
+                sink.event(Event::Error { message })?;
+            }
+            Err(e) => {
+                out.error = Some(e);
+                break;
+            }
+        }
+        if out.interrupted {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// The end of a command that ran suites: env.json with each suite's time
+/// and the run's noise, the presentation beside the records, the known
+/// defects, the records in `format` on stdout; the exit status (130 when
+/// interrupted, 1 after a failed check or error) or the error that
+/// stopped the suite. `only` limits stdout to one suite's records (the
+/// report has them all).
+pub(crate) fn finish_run(
+    mut env: EnvInfo,
+    sink: &ParentSink,
+    outcome: Outcome,
+    format: Format,
+    style: &ango_report::export::Style,
+    only: Option<SuiteId>,
+) -> Result<(i32, ReportData)> {
+    env.suite_seconds = outcome.seconds;
+    if let Some(d) = &sink.dir {
+        d.write_json(ENV, &env)?;
+    }
+    let mut data = report_data(Some(env), sink, outcome.interrupted);
+    if let Some(e) = &outcome.error {
+        data.notes
+            .push(format!("the run stopped with an error: {e}"));
+    }
+    if let Some(d) = &sink.dir {
+        write_presentation(d, &data)?;
+    }
+    sink.print_defects(format == Format::Table);
+    match only {
+        Some(suite) => {
+            let mut shown = ReportData {
+                suite_offers: data.suite_offers.clone(),
+                variant_providers: data.variant_providers.clone(),
+                ..Default::default()
+            };
+            for r in data.records.of(suite) {
+                shown.records.push(r);
+            }
+            print!("{}", ango_report::suites::render(&shown, format, style));
+        }
+        None => print!("{}", ango_report::suites::render(&data, format, style)),
+    }
+    if let Some(e) = outcome.error {
+        return Err(e);
+    }
+    Ok((sink.finish(outcome.interrupted), data))
 }
 
 /// The providers of the catalog that have several named variants.
@@ -214,15 +339,6 @@ pub(crate) fn clean_stale_labs() {
     if removed > 0 {
         esay!("ango: removed {removed} stale namespaces of earlier runs");
     }
-}
-
-/// A suite's records in CSV, Markdown or the HTML page, through the
-/// exporters (the suites whose table and JSON output are their own).
-pub(crate) fn print_exported(data: &ReportData, format: Format) {
-    print!(
-        "{}",
-        ango_report::suites::render(data, format, &ango_report::export::Style::default())
-    );
 }
 
 /// The formats of the commands that print only a table or JSON.

@@ -23,7 +23,6 @@ mod ct_cmd;
 mod cycles;
 mod driver;
 mod list_cmd;
-mod run004;
 mod run_cmd;
 mod sink;
 mod tls_bulk;

@@ -2,15 +2,15 @@
 //! results directory), and `ango tune`.
 
 use crate::args::{PkArgs, RunArgs, SpeedArgs, TlsArgs};
-use crate::ct_cmd::run_ct_pass;
 use crate::driver::*;
 use crate::sink::ParentSink;
 use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
+
 use ango_core::{Algorithm, AlgorithmId, Error, Result};
 use ango_report::export::{Format, Style};
 use ango_report::Unit;
 use ango_study::speed::SpeedSpec;
-use ango_study::Study;
+use ango_study::Suite;
 use std::path::Path;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -77,7 +77,6 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
         "kbps"
     }))?;
     let format = Format::parse(&a.format)?;
-    let mut total = spec.points.len() * spec.points_per_triple();
     // `ango run` adds the public-key study (validated here too).
     let pk_spec = match run_args {
         Some(r) if !r.no_pk => {
@@ -101,7 +100,6 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
                 ..PkArgs::default()
             };
             let ps = pa.spec(&run_id)?;
-            total += ps.plan()?.points();
             Some(ps)
         }
         _ => None,
@@ -126,7 +124,6 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
                 ..TlsArgs::default()
             };
             let ts = ta.spec(&run_id)?;
-            total += ts.groups.len() * ts.server_sigs.len() * ts.ca_sigs.len();
             // The other stack pairings over a smaller matrix: rustls as the
             // client of both servers, and OpenSSL as rustls's client.
             let mut pairings = Vec::new();
@@ -140,11 +137,6 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
                     ..ta.clone()
                 }
                 .spec(&run_id)?;
-                total += p.groups.len()
-                    * p.server_sigs.len()
-                    * p.ca_sigs.len()
-                    * p.client_stacks.len()
-                    * p.server_stacks.len();
                 pairings.push(p);
             }
             Some((ts, pairings))
@@ -171,7 +163,6 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
                 ..a.clone()
             };
             let ls = la.latency_spec(&run_id)?;
-            total += ls.points.len() * ls.points_per_triple();
             Some(ls)
         }
         _ => None,
@@ -214,34 +205,78 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
                 };
                 let mut ms = ma.spec(&run_id, "on")?;
                 ms.multi = cpus;
-                total += ms.points.len() * ms.points_per_triple();
                 Some(ms)
             }
         }
         _ => None,
     };
 
-    // `ango run` adds seed 002's cycle study (`ango cycles`, its defaults).
-    let cycles_spec = match run_args {
-        Some(r) if !r.no_cycles => Some(
-            crate::args::CyclesArgs {
+    // `ango run` adds seed 002's cycle study (`ango cycles`, its defaults),
+    // the constant-time checks' short pass and seed 004's suites.
+    let mut later: Vec<Box<dyn Suite>> = Vec::new();
+    let mut cycles_blocked = None;
+    if let Some(r) = run_args {
+        if !r.no_cycles {
+            let cs = crate::args::CyclesArgs {
                 quick: a.quick,
                 format: "table".into(),
                 ..Default::default()
             }
-            .spec()?,
-        ),
-        _ => None,
-    };
-    total += cycles_spec.as_ref().map_or(0, |c| c.entries.len() * 4);
+            .spec()?;
+            cycles_blocked = cs.not_measured();
+            later.push(Box::new(cs));
+        }
+        if !r.no_ct {
+            later.push(Box::new(ango_study::ct_pass::CtPass {
+                targets: ango_study::ct::targets(),
+                measurements: ango_study::ct_pass::MEASUREMENTS[1],
+                memcheck: true,
+            }));
+        }
+        later.extend(seed004_suites(r, &run_id, a.quick)?);
+    }
 
-    // `ango run` ends with the constant-time checks' short pass.
-    let ct_targets = match run_args {
-        Some(r) if !r.no_ct => ango_study::ct::targets(),
-        _ => Vec::new(),
-    };
-    total += ct_targets.len();
-
+    // ango's `auto` variants (chosen for this CPU before anything is timed).
+    let mut planned: Vec<&ango_study::speed::Planned> = Vec::new();
+    if !run_args.is_some_and(|r| r.no_speed) {
+        planned.extend(&spec.points);
+    }
+    for s in [&latency_spec, &multi_spec].into_iter().flatten() {
+        planned.extend(&s.points);
+    }
+    let auto_algos = auto_algorithms(&planned);
+    // The suites of this command, one after the other into one sink; the
+    // total planned is theirs.
+    let tls_loopback = tls_spec.as_ref().is_some_and(|(t, _)| t.loopback);
+    let mut suites: Vec<Box<dyn Suite>> = Vec::new();
+    if !run_args.is_some_and(|r| r.no_speed) {
+        suites.push(Box::new(spec.clone()));
+    }
+    if let Some(ms) = multi_spec {
+        suites.push(Box::new(ms));
+    }
+    if let Some(ls) = latency_spec {
+        suites.push(Box::new(ls));
+    }
+    if let Some(n) = multi_note {
+        esay!("ango: {n}");
+    }
+    if let Some(ps) = pk_spec {
+        suites.push(Box::new(ps));
+    }
+    if let Some((ts, pairings)) = tls_spec {
+        if tls_loopback {
+            esay!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
+        }
+        for t in std::iter::once(ts).chain(pairings) {
+            suites.push(Box::new(t));
+        }
+    }
+    suites.extend(later);
+    let mut total = 0;
+    for s in &suites {
+        total += s.points()?;
+    }
     let dir = match (&a.out, is_run) {
         (Some(p), _) => Some(ResultsDir::create_new(p)?),
         (None, true) => Some(ResultsDir::create_default(
@@ -281,15 +316,7 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
             total
         );
     }
-    // ango's `auto` variants, chosen for this CPU before anything is timed.
-    let mut planned: Vec<&ango_study::speed::Planned> = Vec::new();
-    if !run_args.is_some_and(|r| r.no_speed) {
-        planned.extend(&spec.points);
-    }
-    for s in [&latency_spec, &multi_spec].into_iter().flatten() {
-        planned.extend(&s.points);
-    }
-    let auto_algos = auto_algorithms(&planned);
+    // Chosen for this CPU before anything is timed.
     if !auto_algos.is_empty() {
         match tune_for_run(&auto_algos, a.quick, a.no_tune)? {
             Some(t) => {
@@ -310,117 +337,9 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
         "cycles"
     };
     let mut sink = ParentSink::new(dir, total);
-    // The studies of this command, one after the other into one sink.
-    let tls_loopback = tls_spec.as_ref().is_some_and(|(t, _)| t.loopback);
-    let mut studies: Vec<Box<dyn Study>> = Vec::new();
-    if !run_args.is_some_and(|r| r.no_speed) {
-        studies.push(Box::new(spec.clone()));
-    }
-    if let Some(ms) = multi_spec {
-        studies.push(Box::new(ms));
-    }
-    if let Some(ls) = latency_spec {
-        studies.push(Box::new(ls));
-    }
-    if let Some(n) = multi_note {
-        esay!("ango: {n}");
-    }
-    if let Some(ps) = pk_spec {
-        studies.push(Box::new(ps));
-    }
-    if let Some((ts, pairings)) = tls_spec {
-        for mut t in std::iter::once(ts).chain(pairings) {
-            if let Some(d) = &sink.dir {
-                t.capture_dir = Some(d.path.clone());
-            }
-            studies.push(Box::new(t));
-        }
-    }
-    let mut interrupted = false;
-    let mut suite_seconds: Vec<ango_core::record::SuiteTime> = Vec::new();
-    // Several passes of one suite (the TLS lab's stack pairings) add up.
-    let mut took = |suite: &str, since: std::time::Instant| {
-        let seconds = since.elapsed().as_secs_f64();
-        match suite_seconds.iter_mut().find(|t| t.suite == suite) {
-            Some(t) => t.seconds += seconds,
-            None => suite_seconds.push(ango_core::record::SuiteTime {
-                suite: suite.into(),
-                seconds,
-            }),
-        }
-    };
-    let mut lab_said = false;
-    for study in &studies {
-        let since = std::time::Instant::now();
-        if study.suite() == ango_tls::run::SUITE && !lab_said {
-            lab_said = true;
-            clean_stale_labs();
-            if tls_loopback {
-                esay!("ango: not root, so the TLS lab runs on 127.0.0.1 without namespaces, link emulation or captures");
-            }
-        }
-        interrupted = study.run(&mut sink)?;
-        took(&study.name(), since);
-        if interrupted {
-            break;
-        }
-    }
-    let mut cycles_records = Vec::new();
-    if let (false, Some(cs)) = (interrupted, &cycles_spec) {
-        esay!(
-            "ango: seed 002's cycle study, {} implementations (chained key schedule, encryption, \
-             decryption; throughput beside)",
-            cs.entries.len()
-        );
-        let since = std::time::Instant::now();
-        let (rs, failed, stopped) =
-            crate::cycles::measure_all(cs, &run_id, sink.dir.as_ref(), true)?;
-        took("cycles", since);
-        sink.kat_failures += failed;
-        sink.done += rs.len();
-        cycles_records = rs;
-        interrupted = stopped;
-    }
-    if !interrupted && !ct_targets.is_empty() {
-        let since = std::time::Instant::now();
-        interrupted = run_ct_pass(&ct_targets, &run_id, &mut sink)?;
-        took("ct", since);
-    }
-    let mut seed004 = crate::run004::Seed004::default();
-    if let (false, Some(r)) = (interrupted, run_args) {
-        let parts = crate::run004::Parts {
-            records: !r.no_tls_records,
-            bulk: !r.no_bulk,
-            policy: !r.no_policy,
-        };
-        if parts.records || parts.bulk || parts.policy {
-            seed004 = crate::run004::run(&run_id, sink.dir.as_ref(), a.quick, &parts)?;
-            interrupted = seed004.interrupted;
-            for (suite, seconds) in &seed004.seconds {
-                suite_seconds.push(ango_core::record::SuiteTime {
-                    suite: suite.clone(),
-                    seconds: *seconds,
-                });
-            }
-            sink.done += seed004.records.len() + seed004.bulk.len() + seed004.policy.len();
-        }
-    }
-    env.suite_seconds = suite_seconds;
+    let outcome = run_suites(&suites, &mut sink, &run_id, is_run)?;
+    let interrupted = outcome.interrupted;
     env.noise = Some(noise.finish());
-    if let Some(d) = &sink.dir {
-        d.write_json(ENV, &env)?;
-    }
-    let mut data = report_data(Some(env.clone()), &sink, interrupted);
-    data.records.cycles = cycles_records;
-    data.records.tls_records = seed004.records;
-    data.records.tls_bulk = seed004.bulk;
-    data.records.tls_policy = seed004.policy;
-    data.suite_offers = seed004.offers;
-    data.notes.extend(seed004.notes);
-    if let Some(d) = &sink.dir {
-        write_presentation(d, &data)?;
-    }
-    sink.print_defects(format == Format::Table);
     let style = Style {
         unit: Some(unit),
         cycle_label: cycle_label.into(),
@@ -428,11 +347,10 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
         table_findings: mode != Mode::Speed,
         variant_providers: variant_providers(),
     };
-    print!("{}", ango_report::suites::render(&data, format, &style));
-    if let (Format::Table, Some(cs)) = (format, &cycles_spec) {
-        if let Some(l) = crate::cycles::not_measured(cs) {
-            print!("{}", ango_report::formats::fit(&format!("  {l}\n")));
-        }
+    let seconds = outcome.seconds.clone();
+    let (code, data) = finish_run(env, &sink, outcome, format, &style, None)?;
+    if let (Format::Table, Some(l)) = (format, &cycles_blocked) {
+        print!("{}", ango_report::formats::fit(&format!("  {l}\n")));
     }
     // `ango run` ends with the verdicts on the seeds' claims.
     if is_run && format == Format::Table {
@@ -445,12 +363,11 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
         );
     }
     if is_run {
-        let parts: Vec<String> = env
-            .suite_seconds
+        let parts: Vec<String> = seconds
             .iter()
             .map(|t| format!("{} {:.0} s", t.suite, t.seconds))
             .collect();
-        let total: f64 = env.suite_seconds.iter().map(|t| t.seconds).sum();
+        let total: f64 = seconds.iter().map(|t| t.seconds).sum();
         esay!(
             "ango: time per suite: {}; {:.1} min in all",
             parts.join(", "),
@@ -460,18 +377,67 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
     if let Some(d) = &sink.dir {
         esay!(
             "ango: {} points in {}; report: {}",
-            sink.records.len()
-                + sink.pk_records.len()
-                + sink.tls_records.len()
-                + sink.ct_records.len()
-                + data.records.cycles.len(),
+            sink.records.len(),
             d.path.join(RESULTS).display(),
             d.path.join(REPORT).display()
         );
     }
-    Ok(sink.finish(interrupted))
+    let _ = interrupted;
+    Ok(code)
 }
 
+/// Bytes and repeats of the run's bulk measurement (`--quick`: fewer).
+fn bulk_size(quick: bool) -> (&'static str, &'static str) {
+    if quick {
+        ("4MiB", "1")
+    } else {
+        ("16MiB", "3")
+    }
+}
+
+/// `ango run`'s seed 004 suites: the record overhead, the bulk throughput
+/// with and without AES instructions, and the negotiation matrix priced by
+/// that bulk measurement (over 127.0.0.1 when not root).
+fn seed004_suites(r: &RunArgs, run_id: &str, quick: bool) -> Result<Vec<Box<dyn Suite>>> {
+    let mut v: Vec<Box<dyn Suite>> = Vec::new();
+    if !r.no_tls_records {
+        let spec = crate::args::TlsRecordsArgs {
+            format: "table".into(),
+            ..Default::default()
+        }
+        .spec(run_id)?;
+        v.push(Box::new(spec));
+    }
+    let (bytes, repeats) = bulk_size(quick);
+    if !r.no_bulk || !r.no_policy {
+        let spec = TlsArgs {
+            bulk: Some(bytes.into()),
+            repeats: Some(repeats.into()),
+            loopback: !ango_tls::lab::is_root(),
+            format: "table".into(),
+            pcap_handshakes: "20".into(),
+            emulator: "auto".into(),
+            ..Default::default()
+        }
+        .bulk_spec(run_id)?;
+        v.push(Box::new(spec));
+    }
+    if !r.no_policy {
+        use ango_tls::policy;
+        v.push(Box::new(ango_study::seed004::PolicySuite {
+            spec: policy::PolicySpec {
+                run_id: run_id.into(),
+                versions: vec!["1.2", "1.3"],
+                profiles: policy::PROFILES.to_vec(),
+                policies: policy::POLICIES.to_vec(),
+            },
+            costs: ango_study::seed004::Costs::Earlier(format!(
+                "the tls-bulk records of this run ({bytes} × {repeats})"
+            )),
+        }));
+    }
+    Ok(v)
+}
 /// The algorithms whose ango `auto` is among `planned`.
 pub(crate) fn auto_algorithms(planned: &[&ango_study::speed::Planned]) -> Vec<Algorithm> {
     let catalog = ango_backends::catalog();

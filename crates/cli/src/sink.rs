@@ -1,19 +1,19 @@
 //! The parent process's sink: records each point the moment it arrives
-//! (results.jsonl, samples.jsonl, events.jsonl) and shows progress.
+//! (results.jsonl, samples.jsonl, events.jsonl) and shows progress. Every
+//! record of every suite reaches results.jsonl through its one writer,
+//! [`ParentSink::keep`].
 
 use ango_core::results::{ResultsDir, RESULTS, SAMPLES};
-use ango_core::{PkRecord, Result, SpeedRecord};
+use ango_core::{Record, Records, Result};
 use ango_study::{Event, Sink};
 
 pub use ango_core::results::{EVENTS, PK_SAMPLES, TLS_HANDSHAKES, TLS_TIMELINES};
 
 pub struct ParentSink {
     pub dir: Option<ResultsDir>,
-    pub records: Vec<SpeedRecord>,
-    pub pk_records: Vec<PkRecord>,
+    /// Every record of the run so far, by suite.
+    pub records: Records,
     pub pk_samples: Vec<ango_core::PkSamples>,
-    pub tls_records: Vec<ango_core::TlsRecord>,
-    pub ct_records: Vec<ango_core::ct::CtRecord>,
     pub events: Vec<serde_json::Value>,
     pub total: usize,
     pub done: usize,
@@ -30,11 +30,8 @@ impl ParentSink {
     pub fn new(dir: Option<ResultsDir>, total: usize) -> ParentSink {
         ParentSink {
             dir,
-            records: Vec::new(),
-            pk_records: Vec::new(),
+            records: Records::default(),
             pk_samples: Vec::new(),
-            tls_records: Vec::new(),
-            ct_records: Vec::new(),
             events: Vec::new(),
             total,
             done: 0,
@@ -100,21 +97,30 @@ impl ParentSink {
         }
     }
 
-    /// Keep one constant-time check's record (results.jsonl, `suite: ct`).
-    pub fn ct_record(&mut self, r: ango_core::ct::CtRecord) -> Result<()> {
+    /// The one writer of results.jsonl: appends `r` the moment it is
+    /// made, counts it done and keeps it.
+    pub fn keep(&mut self, r: impl Into<Record>) -> Result<()> {
+        let r = r.into();
         if let Some(d) = &self.dir {
             d.append(RESULTS, &r)?;
         }
         self.done += 1;
-        self.ct_records.push(r);
+        self.records.push(r);
         Ok(())
+    }
+
+    /// The `[n/total]` in front of the progress line of the point about
+    /// to be kept.
+    fn counter(&self) -> String {
+        let w = self.total.to_string().len();
+        format!("[{:>w$}/{}]", self.done + 1, self.total)
     }
 
     pub fn finish(&self, interrupted: bool) -> i32 {
         if interrupted {
             eprintln!(
                 "ango: interrupted; the {} points measured so far are kept",
-                self.records.len() + self.pk_records.len()
+                self.records.len()
             );
             return 130;
         }
@@ -148,19 +154,19 @@ impl ParentSink {
 }
 
 impl Sink for ParentSink {
+    fn earlier(&self) -> Option<&Records> {
+        Some(&self.records)
+    }
+
     fn event(&mut self, ev: Event) -> Result<()> {
         match ev {
             Event::Point { record, samples } => {
                 if let Some(d) = &self.dir {
-                    d.append(RESULTS, &*record)?;
                     d.append(SAMPLES, &*samples)?;
                 }
-                self.done += 1;
-                let w = self.total.to_string().len();
                 self.say(&format!(
-                    "[{:>w$}/{}] {:<18} {:<10} hw={:<7} {:<7} {:>6} B  {:>9.1} MB/s  cv {:>5.2}%{}",
-                    self.done,
-                    self.total,
+                    "{} {:<18} {:<10} hw={:<7} {:<7} {:>6} B  {:>9.1} MB/s  cv {:>5.2}%{}",
+                    self.counter(),
                     record.algorithm,
                     record.backend,
                     record.hw,
@@ -181,7 +187,7 @@ impl Sink for ParentSink {
                         None => String::new(),
                     }
                 ));
-                self.records.push(*record);
+                self.keep(*record)?;
             }
             ref e @ Event::Kat {
                 ref backend,
@@ -250,15 +256,11 @@ impl Sink for ParentSink {
             }
             Event::PkPoint { record, samples } => {
                 if let Some(d) = &self.dir {
-                    d.append(RESULTS, &*record)?;
                     d.append(PK_SAMPLES, &*samples)?;
                 }
-                self.done += 1;
-                let w = self.total.to_string().len();
                 self.say(&format!(
-                    "[{:>w$}/{}] {:<24} {:<10} {:<7} {:<9} median {:>12}  robust cv {:>6.2}%  ({} calls){}",
-                    self.done,
-                    self.total,
+                    "{} {:<24} {:<10} {:<7} {:<9} median {:>12}  robust cv {:>6.2}%  ({} calls){}",
+                    self.counter(),
                     record.algorithm,
                     record.backend,
                     record.operation,
@@ -277,7 +279,7 @@ impl Sink for ParentSink {
                         None => "  (cut short)".into(),
                     }
                 ));
-                self.pk_records.push(*record);
+                self.keep(*record)?;
                 self.pk_samples.push(*samples);
             }
             ref e @ Event::PkCheck {
@@ -327,10 +329,9 @@ impl Sink for ParentSink {
                 record: r,
                 handshake_ns,
                 timelines,
-                of,
+                of: _,
             } => {
                 if let Some(d) = &self.dir {
-                    d.append(RESULTS, &*r)?;
                     let key = serde_json::json!({
                         "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
                         "ca_sig": r.ca_sig,
@@ -347,8 +348,8 @@ impl Sink for ParentSink {
                 let ms =
                     |x: Option<f64>| x.map(ango_report::pk::fmt_ns).unwrap_or_else(|| "-".into());
                 self.say(&format!(
-                    "[{:>3}/{of}] {:<15} server {:<10} CA {:<10} median {:>9} p95 {:>9}  SH→Fin {:>9}  flight {} B/{} seg  failures {}",
-                    self.tls_records.len() + 1,
+                    "{} {:<15} server {:<10} CA {:<10} median {:>9} p95 {:>9}  SH→Fin {:>9}  flight {} B/{} seg  failures {}",
+                    self.counter(),
                     r.group,
                     r.server_sig,
                     r.ca_sig,
@@ -359,7 +360,20 @@ impl Sink for ParentSink {
                     r.server_flight_segments.map_or("-".into(), |b| format!("{b:.0}")),
                     r.failures,
                 ));
-                self.tls_records.push(*r);
+                self.keep(*r)?;
+            }
+            Event::Record { record, line } => {
+                if !line.is_empty() {
+                    self.say(&format!("{} {line}", self.counter()));
+                }
+                self.keep(*record)?;
+            }
+            Event::Progress { message } => self.say(&message),
+            ref e @ Event::Failed { ref message, .. } => {
+                // Said even when quiet: a failed check is never hidden.
+                esay!("ango: {message}");
+                self.kat_failures += 1;
+                self.log_event(e)?;
             }
             ref e @ Event::PkSkip {
                 ref backend,

@@ -2,8 +2,8 @@
 //! each endpoint in its own process under its own hardware setting.
 
 use crate::args::{parse_num, TlsArgs};
-use ango_core::results::RESULTS;
-use ango_core::{Error, Hw, Result, TlsBulkRecord};
+use ango_core::{Error, Hw, Result};
+use ango_study::Suite;
 use ango_tls::bulk::{self, BulkSpec};
 use std::time::Duration;
 
@@ -152,71 +152,19 @@ impl TlsArgs {
 pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
     let run_id = crate::driver::new_run_id();
     let spec = a.bulk_spec(&run_id)?;
+    let format = ango_report::export::Format::parse(&a.format)?;
     crate::driver::lab_needs_root(spec.loopback)?;
     let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
-    crate::driver::clean_stale_labs();
     let started = std::time::Instant::now();
-    let mut out: Vec<TlsBulkRecord> = Vec::new();
-    let mut skipped: Vec<String> = Vec::new();
-    let result = bulk::run(
-        &spec,
-        &|| ango_harness::measure::stop_requested(),
-        &mut |r| {
-            if let Some(d) = &dir {
-                d.append(RESULTS, &r)?;
-            }
-            esay!(
-                "ango: TLS {} {} client hw {} / server hw {}: {:.0} MB/s, client {:.3} ns/B, \
-                 server {:.3} ns/B",
-                r.tls_version,
-                r.cipher_suite,
-                r.client_hw,
-                r.server_hw,
-                r.bytes_per_second / 1e6,
-                r.client_cpu_ns_per_byte,
-                r.server_cpu_ns_per_byte
-            );
-            out.push(r);
-            Ok(())
-        },
-        &mut |n| {
-            esay!("note: {n}");
-            skipped.push(n);
-        },
-    );
-    let (interrupted, failure) = match result {
-        Ok(i) => (i, None),
-        Err(e) => (false, Some(e)),
-    };
-    let mut notes = crate::driver::interrupted_notes(interrupted);
-    notes.extend(skipped);
-    if let Some(e) = &failure {
-        notes.push(format!("the run stopped with an error: {e}"));
-    }
-    let data = ango_report::data::ReportData {
-        env: Some(env),
-        records: ango_core::Records {
-            tls_bulk: out.clone(),
-            ..Default::default()
-        },
-        notes,
-        ..Default::default()
-    };
-    if let Some(d) = &dir {
-        crate::driver::write_presentation(d, &data)?;
-    }
-    let format = ango_report::export::Format::parse(&a.format)?;
-    print!(
-        "{}",
-        ango_report::suites::render(&data, format, &ango_report::export::Style::default())
-    );
+    let mut sink = crate::sink::ParentSink::new(dir, spec.points()?);
+    let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
+    let outcome = crate::driver::run_suites(&suites, &mut sink, &run_id, false)?;
+    let style = ango_report::export::Style::default();
+    let code = crate::driver::finish_run(env, &sink, outcome, format, &style, None)?.0;
     esay!(
         "ango: {} points in {:.1} s",
-        out.len(),
+        sink.records.tls_bulk.len(),
         started.elapsed().as_secs_f64()
     );
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    Ok(crate::driver::interrupted_exit(interrupted, out.len(), "points measured").unwrap_or(0))
+    Ok(code)
 }

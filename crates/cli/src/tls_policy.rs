@@ -5,8 +5,9 @@
 
 use crate::args::{parse_num, TlsPolicyArgs};
 use crate::tls_bulk::parse_byte_size;
-use ango_core::results::{ResultsDir, RESULTS};
+use ango_core::results::ResultsDir;
 use ango_core::{Error, Hw, Result, TlsBulkRecord};
+use ango_study::{seed004, Suite};
 use ango_tls::bulk::{self, BulkSpec};
 use ango_tls::policy::{self, PolicySpec, POLICIES, PROFILES};
 
@@ -58,13 +59,7 @@ impl TlsPolicyArgs {
             }
             (Some(dir), false) => {
                 let d = ResultsDir::open(dir)?;
-                let lines = d.read_lines::<serde_json::Value>(RESULTS)?;
-                let bulk: Vec<TlsBulkRecord> = lines
-                    .items
-                    .into_iter()
-                    .filter(|v| v["suite"] == bulk::SUITE.as_str())
-                    .filter_map(|v| serde_json::from_value(v).ok())
-                    .collect();
+                let bulk: Vec<TlsBulkRecord> = crate::driver::load_results(&d)?.records.tls_bulk;
                 let Some(first) = bulk.first() else {
                     return Err(Error::usage(format!(
                         "--costs-from {}: no tls-bulk records there; give a directory written by \
@@ -93,15 +88,7 @@ impl TlsPolicyArgs {
                 },
             },
         };
-        match self.format.as_str() {
-            "table" | "json" | "csv" | "md" => {}
-            f => {
-                return Err(Error::usage(format!(
-                    "unknown format '{f}'; valid: table, json, csv, md (the report is written \
-                     with --out)"
-                )))
-            }
-        }
+        ango_report::export::Format::parse(&self.format)?;
         Ok((
             PolicySpec {
                 run_id: run_id.into(),
@@ -118,19 +105,18 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
     let run_id = crate::driver::new_run_id();
     let (spec, costs) = a.spec(&run_id)?;
     let format = ango_report::export::Format::parse(&a.format)?;
-    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
-    let stop = || ango_harness::measure::stop_requested();
-    let (mut rs, mut interrupted) = policy::run(&spec, &stop)?;
-    let mut bulk_records: Vec<TlsBulkRecord> = Vec::new();
-    match costs {
-        Costs::Measure { bytes, repeats } if !interrupted => {
+    let mut suites: Vec<Box<dyn Suite>> = Vec::new();
+    let costs = match costs {
+        // The costs first: the client's CPU per byte of each suite, over
+        // 127.0.0.1, for every client profile's hardware setting.
+        Costs::Measure { bytes, repeats } => {
             let mut hw: Vec<Hw> = Vec::new();
             for p in &spec.profiles {
                 if !hw.contains(&p.hw) {
                     hw.push(p.hw);
                 }
             }
-            let bspec = BulkSpec {
+            suites.push(Box::new(BulkSpec {
                 run_id: run_id.clone(),
                 suites: policy::cost_suites(&spec.versions),
                 bytes,
@@ -142,67 +128,26 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
                 timeout: bulk::DEFAULT_TIMEOUT,
                 client_stacks: vec![ango_tls::rustls_stack::Stack::OpenSsl],
                 server_stacks: vec![ango_tls::rustls_stack::Stack::OpenSsl],
-            };
-            esay!(
-                "ango: the costs: {} suites × client hw {} over 127.0.0.1, {} bytes × {repeats}",
-                bspec.suites.len(),
-                bspec
-                    .client_hw
-                    .iter()
-                    .map(|h| h.name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                bytes
-            );
-            interrupted = bulk::run(
-                &bspec,
-                &stop,
-                &mut |r| {
-                    if let Some(d) = &dir {
-                        d.append(RESULTS, &r)?;
-                    }
-                    bulk_records.push(r);
-                    Ok(())
-                },
-                &mut |n| esay!("note: {n}"),
-            )?;
-            let source = format!(
+            }));
+            seed004::Costs::Earlier(format!(
                 "tls --bulk in this run ({} MiB × {repeats} over 127.0.0.1, server hw on)",
                 bytes as f64 / 1048576.0
-            );
-            policy::with_costs(&mut rs, &bulk_records, &source);
+            ))
         }
-        Costs::From(bulk, source) => policy::with_costs(&mut rs, &bulk, &source),
-        _ => {}
-    }
-    if let Some(d) = &dir {
-        for r in &rs {
-            d.append(RESULTS, r)?;
-        }
-    }
-    let data = ango_report::data::ReportData {
-        env: Some(env),
-        records: ango_core::Records {
-            tls_policy: rs.clone(),
-            tls_bulk: bulk_records,
-            ..Default::default()
-        },
-        notes: crate::driver::interrupted_notes(interrupted),
-        ..Default::default()
+        Costs::From(bulk, source) => seed004::Costs::Given(bulk, source),
+        Costs::None => seed004::Costs::None,
     };
-    if let Some(d) = &dir {
-        crate::driver::write_presentation(d, &data)?;
+    suites.push(Box::new(seed004::PolicySuite { spec, costs }));
+    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
+    let mut total = 0;
+    for s in &suites {
+        total += s.points()?;
     }
-    let only_policy = ango_report::data::ReportData {
-        records: ango_core::Records {
-            tls_policy: rs.clone(),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    print!(
-        "{}",
-        ango_report::suites::render(&only_policy, format, &ango_report::export::Style::default())
-    );
-    Ok(crate::driver::interrupted_exit(interrupted, rs.len(), "handshakes made").unwrap_or(0))
+    let mut sink = crate::sink::ParentSink::new(dir, total);
+    let outcome = crate::driver::run_suites(&suites, &mut sink, &run_id, false)?;
+    let style = ango_report::export::Style::default();
+    // stdout shows the matrix; the bulk records behind its costs are in
+    // the directory and its report.
+    let only = Some(policy::SUITE);
+    Ok(crate::driver::finish_run(env, &sink, outcome, format, &style, only)?.0)
 }

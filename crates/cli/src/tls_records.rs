@@ -3,8 +3,8 @@
 //! length, read from the captured connection.
 
 use crate::args::{parse_sizes, TlsRecordsArgs};
-use ango_core::results::RESULTS;
-use ango_core::{Error, Result, TlsRecordsRecord};
+use ango_core::{Error, Result};
+use ango_study::Suite;
 use ango_tls::records::{self, RecordsSpec};
 
 /// The largest plaintext one TLS record carries (RFC 8446 §5.1, RFC 5246
@@ -40,58 +40,12 @@ impl TlsRecordsArgs {
 
 pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
     let run_id = crate::driver::new_run_id();
-    let mut spec = a.spec(&run_id)?;
-    use ango_report::export::Format;
-    let format = Format::parse(&a.format)?;
-    let json = format == Format::Json;
+    let spec = a.spec(&run_id)?;
+    let format = ango_report::export::Format::parse(&a.format)?;
     let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
-    if let Some(d) = &dir {
-        spec.capture_dir = Some(d.path.join(records::CAPTURE_DIR));
-    }
-    let mut out: Vec<TlsRecordsRecord> = Vec::new();
-    let interrupted = records::run(
-        &spec,
-        &|| ango_harness::measure::stop_requested(),
-        &mut |r| {
-            if let Some(d) = &dir {
-                d.append(RESULTS, &r)?;
-            }
-            if !json {
-                esay!(
-                    "ango: TLS {} {}: {} bytes → {} on the wire",
-                    r.tls_version,
-                    r.cipher_suite,
-                    r.plaintext_bytes,
-                    r.wire_bytes
-                );
-            }
-            out.push(r);
-            Ok(())
-        },
-    )?;
-    let offers = records::chacha_offers();
-    let data = ango_report::data::ReportData {
-        env: Some(env),
-        records: ango_core::Records {
-            tls_records: out.clone(),
-            ..Default::default()
-        },
-        suite_offers: offers.clone(),
-        notes: crate::driver::interrupted_notes(interrupted),
-        ..Default::default()
-    };
-    if let Some(d) = &dir {
-        crate::driver::write_presentation(d, &data)?;
-    }
-    if !json && format != Format::Table {
-        crate::driver::print_exported(&data, format);
-    } else if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&out).expect("records serialise")
-        );
-    } else {
-        print!("{}", ango_report::tls_records::text(&out, &offers));
-    }
-    Ok(crate::driver::interrupted_exit(interrupted, out.len(), "points measured").unwrap_or(0))
+    let mut sink = crate::sink::ParentSink::new(dir, spec.points()?);
+    let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
+    let outcome = crate::driver::run_suites(&suites, &mut sink, &run_id, false)?;
+    let style = ango_report::export::Style::default();
+    Ok(crate::driver::finish_run(env, &sink, outcome, format, &style, None)?.0)
 }

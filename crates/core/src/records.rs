@@ -8,7 +8,7 @@ use crate::cycles::CyclesRecord;
 use crate::{
     PkRecord, SpeedRecord, SuiteId, TlsBulkRecord, TlsPolicyRecord, TlsRecord, TlsRecordsRecord,
 };
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// One line of results.jsonl. It is written as its inner record, whose
 /// `suite` field is the tag, so the JSON is exactly the inner record's.
@@ -82,6 +82,36 @@ impl Serialize for Record {
     }
 }
 
+/// Read back as [`Record::from_value`] reads a line (an event that carries
+/// a record, from a worker process).
+impl<'de> Deserialize<'de> for Record {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Record, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        Record::from_value(v).map_err(serde::de::Error::custom)
+    }
+}
+
+macro_rules! record_from {
+    ($($t:ty => $v:ident),* $(,)?) => {
+        $(impl From<$t> for Record {
+            fn from(r: $t) -> Record {
+                Record::$v(r)
+            }
+        })*
+    };
+}
+
+record_from!(
+    SpeedRecord => Speed,
+    PkRecord => Pk,
+    TlsRecord => Tls,
+    CtRecord => Ct,
+    CyclesRecord => Cycles,
+    TlsRecordsRecord => TlsRecords,
+    TlsBulkRecord => TlsBulk,
+    TlsPolicyRecord => TlsPolicy,
+);
+
 /// A results directory's records, by suite, each list in file order.
 #[derive(Clone, Debug, Default)]
 pub struct Records {
@@ -133,6 +163,29 @@ impl Records {
             .into_iter()
             .filter(|s| self.count(*s) > 0)
             .collect()
+    }
+
+    /// The records of `suite`, in file order.
+    pub fn of(&self, suite: SuiteId) -> Vec<Record> {
+        fn all<T: Clone + Into<Record>>(v: &[T]) -> Vec<Record> {
+            v.iter().cloned().map(Into::into).collect()
+        }
+        match suite {
+            SuiteId::Speed | SuiteId::Latency => self
+                .speed
+                .iter()
+                .filter(|r| r.suite == suite)
+                .cloned()
+                .map(Record::Speed)
+                .collect(),
+            SuiteId::Pk => all(&self.pk),
+            SuiteId::Tls => all(&self.tls),
+            SuiteId::Ct => all(&self.ct),
+            SuiteId::Cycles => all(&self.cycles),
+            SuiteId::TlsRecords => all(&self.tls_records),
+            SuiteId::TlsBulk => all(&self.tls_bulk),
+            SuiteId::TlsPolicy => all(&self.tls_policy),
+        }
     }
 
     /// How many records there are in all.
@@ -196,6 +249,23 @@ mod tests {
             // error says which one is missing.
             Err(e) => panic!("{e}"),
         }
+    }
+
+    #[test]
+    fn a_record_in_an_event_reads_back_as_its_suite_and_of_lists_it() {
+        let r = Record::from_value(cycles_line()).unwrap();
+        let text = serde_json::to_string(&r).unwrap();
+        let back: Record = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.suite(), SuiteId::Cycles);
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        // A line of no known suite is refused by Deserialize too.
+        let e = serde_json::from_str::<Record>(r#"{"suite":"verify"}"#).unwrap_err();
+        assert!(e.to_string().contains("no known suite 'verify'"), "{e}");
+        let mut all = Records::default();
+        all.push(back);
+        assert_eq!(all.of(SuiteId::Cycles).len(), 1);
+        assert!(all.of(SuiteId::TlsBulk).is_empty());
+        assert!(all.of(SuiteId::Speed).is_empty());
     }
 
     #[test]

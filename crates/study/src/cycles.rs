@@ -412,3 +412,132 @@ fn table_bytes_of(e: &Entry) -> Option<u64> {
         .find(|v| v.name == name)
         .map(|v| v.table_bytes as u64)
 }
+
+/// What `ango cycles` measures by default: seed 002's ciphers, every key
+/// size, and AES-128/256 for reference.
+pub fn default_algorithms() -> Vec<Algorithm> {
+    let mut v = Algorithm::CRYPTREC.to_vec();
+    v.extend([Algorithm::Aes128Ecb, Algorithm::Aes256Ecb]);
+    v
+}
+
+/// The suite: the algorithms asked for, the catalog entries to time (ids),
+/// what cannot be measured here and why, and the plan.
+pub struct CyclesSpec {
+    pub algorithms: Vec<Algorithm>,
+    pub entries: Vec<String>,
+    pub skips: Vec<String>,
+    pub plan: Plan,
+}
+
+impl CyclesSpec {
+    /// The algorithms of the spec that nothing here implements (seed 002's
+    /// blocked ciphers), as the line under the tables; None if every one
+    /// ran.
+    pub fn not_measured(&self) -> Option<String> {
+        let blocked: Vec<&str> = self
+            .algorithms
+            .iter()
+            .filter(|a| {
+                ango_backends::catalog()
+                    .runnable(AlgorithmId::Sym(**a))
+                    .is_empty()
+            })
+            .map(|a| a.name())
+            .collect();
+        (!blocked.is_empty()).then(|| {
+            format!(
+                "Not measured (no implementation runs here; `ango list` says why): {}",
+                blocked.join(", ")
+            )
+        })
+    }
+}
+
+impl crate::Suite for CyclesSpec {
+    fn id(&self) -> ango_core::SuiteId {
+        SUITE
+    }
+    /// Up to four points per implementation: key schedule, encryption,
+    /// decryption and the throughput beside them.
+    fn points(&self) -> Result<usize> {
+        Ok(self.entries.len() * 4)
+    }
+    fn verifies(&self) -> &'static str {
+        "known answers and Wycheproof of every implementation before it is timed"
+    }
+    /// Check and time every entry, keeping each record the moment it is
+    /// made. The implementations of one algorithm are sampled in turn (one
+    /// sample of each, round after round), so their ratios are taken side
+    /// by side; records are kept when the algorithm is done. An entry that
+    /// fails its checks is a failed check of the run, never timed.
+    fn run(&self, cx: &mut crate::Context) -> Result<bool> {
+        let catalog = ango_backends::catalog();
+        let cc = CycleCounter::open();
+        cx.say(format!(
+            "ango: seed 002's cycle study, {} implementations (chained key schedule, encryption, \
+             decryption; throughput beside)",
+            self.entries.len()
+        ))?;
+        for s in &self.skips {
+            cx.say(format!("ango: not measured: {s}"))?;
+        }
+        let mut groups: Vec<(AlgorithmId, Vec<&Entry>)> = Vec::new();
+        for id in &self.entries {
+            let e = catalog.entry(id)?;
+            match groups.iter_mut().find(|(a, _)| *a == e.algorithm) {
+                Some((_, v)) => v.push(e),
+                None => groups.push((e.algorithm, vec![e])),
+            }
+        }
+        for (algo_id, entries) in groups {
+            let AlgorithmId::Sym(algo) = algo_id else {
+                continue;
+            };
+            let mut points = Vec::new();
+            for e in entries {
+                if cx.stopped() {
+                    return Ok(true);
+                }
+                let checked = ango_verify::kat::before_timing(&ango_core::EntryBackend(e), algo)?;
+                if !checked.ok() {
+                    let mut m =
+                        format!("{} {}: {} — not timed", e.label(), algo, checked.summary());
+                    for f in &checked.kat.failures {
+                        m.push_str(&format!("\n    {f}"));
+                    }
+                    cx.failed(SUITE, m)?;
+                    continue;
+                }
+                cx.say(format!(
+                    "ango: timing {} {} ({})",
+                    algo,
+                    e.label(),
+                    checked.summary()
+                ))?;
+                match prepare(e, &self.plan, &checked.kat.summary()) {
+                    Ok(ps) => points.extend(ps),
+                    Err(Error::Unsupported(m)) => cx.say(format!("ango: not measured: {m}"))?,
+                    Err(e) => return Err(e),
+                }
+            }
+            if !points.is_empty() {
+                cx.say(format!(
+                    "ango: sampling {algo}: {} points in turn, {} rounds",
+                    points.len(),
+                    self.plan.samples
+                ))?;
+            }
+            let finished = sample_in_turn(&mut points, &cc, self.plan.samples);
+            for p in points {
+                if let Some(r) = finish(p, &self.plan, &cc, cx.run_id) {
+                    cx.record(r, String::new())?;
+                }
+            }
+            if !finished {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}

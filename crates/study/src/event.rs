@@ -4,8 +4,8 @@
 
 use ango_core::record::SampleSet;
 use ango_core::{
-    Algorithm, CaseCounts, DefectMatch, Hw, PkAlgorithm, PkRecord, PkSamples, Result, SpeedRecord,
-    TlsRecord,
+    Algorithm, CaseCounts, DefectMatch, Hw, PkAlgorithm, PkRecord, PkSamples, Record, Records,
+    Result, SpeedRecord, TlsRecord,
 };
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -103,6 +103,23 @@ pub enum Event {
         algorithm: PkAlgorithm,
         reason: String,
     },
+    /// One record of a suite whose points carry no samples file (cycles,
+    /// ct, tls-records, tls-bulk, tls-policy), with its progress line.
+    Record {
+        record: Box<Record>,
+        line: String,
+    },
+    /// What a suite is doing, for the progress on stderr (not kept).
+    Progress {
+        message: String,
+    },
+    /// A check that failed before timing in a suite without `kat` events
+    /// (an implementation `cycles` does not time): counted as a failed
+    /// check of the run, and kept.
+    Failed {
+        suite: String,
+        message: String,
+    },
 }
 
 impl Event {
@@ -120,6 +137,12 @@ impl Event {
 
 pub trait Sink {
     fn event(&mut self, e: Event) -> Result<()>;
+    /// The records this sink has kept so far in this run (a later suite
+    /// reads an earlier one's, as tls-policy prices with tls-bulk's);
+    /// None for a sink that keeps none.
+    fn earlier(&self) -> Option<&Records> {
+        None
+    }
 }
 
 /// The worker's sink: one line per event on stdout, written whole.

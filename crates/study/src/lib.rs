@@ -3,37 +3,25 @@
 //! [`event::Event`]s as results arrive.
 
 pub mod ct;
+pub mod ct_pass;
 pub mod cycles;
 pub mod event;
 pub mod pk;
+pub mod seed004;
 pub mod speed;
+pub mod suite;
 pub mod tls;
 pub mod tune;
 
 pub use event::{Event, Sink};
+pub use suite::{Context, Suite};
 
 use ango_core::Result;
 
-/// A study behind the one event/sink interface: the speed and latency
-/// studies (a [`speed::SpeedSpec`]), the public-key study
-/// ([`pk::PkSpec`]) and the TLS lab ([`ango_tls::run::TlsSpec`]). A run is
-/// a list of studies measured one after the other into one sink.
-pub trait Study {
-    /// The `suite` of its records.
-    fn suite(&self) -> ango_core::SuiteId;
-    /// Its name among the run's suites (for the time each took): the suite,
-    /// unless a pass of it has a name of its own.
-    fn name(&self) -> String {
-        self.suite().to_string()
-    }
-    /// How many points (records) it plans.
-    fn points(&self) -> Result<usize>;
-    /// Measure, sending every event to `sink`; true when Ctrl-C stopped it.
-    fn run(&self, sink: &mut dyn Sink) -> Result<bool>;
-}
+// The suites measured by the studies above, behind the one interface.
 
-impl Study for speed::SpeedSpec {
-    fn suite(&self) -> ango_core::SuiteId {
+impl Suite for speed::SpeedSpec {
+    fn id(&self) -> ango_core::SuiteId {
         self.suite
     }
     fn name(&self) -> String {
@@ -46,31 +34,48 @@ impl Study for speed::SpeedSpec {
     fn points(&self) -> Result<usize> {
         Ok(self.points.len() * self.points_per_triple())
     }
-    fn run(&self, sink: &mut dyn Sink) -> Result<bool> {
-        Ok(speed::run(self, sink, false)?.interrupted)
+    fn verifies(&self) -> &'static str {
+        "known answers, Wycheproof and cross-library agreement of every (implementation, hw)"
+    }
+    fn run(&self, cx: &mut Context) -> Result<bool> {
+        Ok(speed::run(self, cx.sink, false)?.interrupted)
     }
 }
 
-impl Study for pk::PkSpec {
-    fn suite(&self) -> ango_core::SuiteId {
+impl Suite for pk::PkSpec {
+    fn id(&self) -> ango_core::SuiteId {
         pk::SUITE
     }
     fn points(&self) -> Result<usize> {
         Ok(self.plan()?.points())
     }
-    fn run(&self, sink: &mut dyn Sink) -> Result<bool> {
-        Ok(pk::run(self, sink)?.interrupted)
+    fn verifies(&self) -> &'static str {
+        "round trips, known answers, Wycheproof and cross-library agreement of every (library, algorithm)"
+    }
+    fn run(&self, cx: &mut Context) -> Result<bool> {
+        Ok(pk::run(self, cx.sink)?.interrupted)
     }
 }
 
-impl Study for ango_tls::run::TlsSpec {
-    fn suite(&self) -> ango_core::SuiteId {
+impl Suite for ango_tls::run::TlsSpec {
+    fn id(&self) -> ango_core::SuiteId {
         ango_tls::run::SUITE
     }
     fn points(&self) -> Result<usize> {
         Ok(tls::combinations(self))
     }
-    fn run(&self, sink: &mut dyn Sink) -> Result<bool> {
-        tls::run(self, sink)
+    fn verifies(&self) -> &'static str {
+        "that every handshake completes with the group, signature and certificate chain asked for"
+    }
+    /// The captures go into the run's directory.
+    fn run(&self, cx: &mut Context) -> Result<bool> {
+        match (&self.capture_dir, cx.dir) {
+            (None, Some(d)) => {
+                let mut spec = self.clone();
+                spec.capture_dir = Some(d.to_path_buf());
+                tls::run(&spec, cx.sink)
+            }
+            _ => tls::run(self, cx.sink),
+        }
     }
 }

@@ -73,6 +73,59 @@ fn ct_sees_the_table_leaks_and_passes_the_constant_time_code() {
     rejects(&["ct", "--format", "xml"], "table, json, csv, md, html");
 }
 
+/// `ango ct --out DIR` writes a results directory like every other
+/// command: its records through the run's one writer, env.json under the
+/// same run id, the report; and never into another run's directory.
+#[test]
+fn ct_out_writes_a_results_directory_with_one_run_id() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ct");
+    let out = ango()
+        .args(["ct", "--quick", "--impl", "aes/bitsliced", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let env: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("env.json")).unwrap()).unwrap();
+    let lines = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let records: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // aes/bitsliced and the compositions built on it.
+    assert!(records.len() >= 2, "{lines}");
+    for r in &records {
+        assert_eq!(r["suite"], "ct");
+        assert_eq!(r["run_id"], env["run_id"], "{r}");
+    }
+    assert!(env["run_id"].as_str().unwrap().contains('-'), "{env}");
+    assert!(env["suite_seconds"][0]["suite"] == "ct", "{env}");
+    assert!(std::fs::read_to_string(dir.join("report.html"))
+        .unwrap()
+        .contains("Constant-time checks"));
+    // Each target's progress line is counted against the plan.
+    assert!(
+        stderr.contains(&format!(
+            "[1/{}] ct aes-128 ango aes/bitsliced",
+            records.len()
+        )),
+        "{stderr}"
+    );
+    // The same directory again is refused: a run never writes into another's.
+    let again = ango()
+        .args(["ct", "--quick", "--impl", "aes/bitsliced", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("results.jsonl")).unwrap(),
+        lines
+    );
+}
+
 /// `ango cycles`: seed 002's records (chained key schedule, encryption and
 /// decryption, the throughput point beside them), documented in
 /// docs/schema.md; bad input refused.
