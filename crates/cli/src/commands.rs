@@ -242,7 +242,13 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
     let d = ResultsDir::open(&a.dir)?;
     let loaded = load_results(&d)?;
     let all = loaded.records;
-    let events = d.read_lines::<serde_json::Value>(EVENTS)?;
+    let events = d.read_lines::<ango_core::event::Event>(EVENTS)?;
+    if !events.bad_lines.is_empty() {
+        esay!(
+            "note: events.jsonl lines {:?} are no event this version knows; they were left out",
+            events.bad_lines
+        );
+    }
     let pk_samples = d.read_lines::<PkSamples>(PK_SAMPLES)?;
     let env: Option<EnvInfo> = d.read_json(ENV)?;
     let notes = loaded.notes;

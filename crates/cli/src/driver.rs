@@ -113,11 +113,13 @@ pub(crate) fn interrupted_exit(interrupted: bool, kept: usize, what: &str) -> Op
 }
 
 /// The notes among a run's events (combinations a TLS stack lacks).
-pub(crate) fn event_notes(events: &[serde_json::Value]) -> Vec<String> {
+pub(crate) fn event_notes(events: &[Event]) -> Vec<String> {
     events
         .iter()
-        .filter(|e| e["type"] == "note")
-        .filter_map(|e| e["message"].as_str().map(String::from))
+        .filter_map(|e| match e {
+            Event::Note { message, .. } => Some(message.clone()),
+            _ => None,
+        })
         .collect()
 }
 

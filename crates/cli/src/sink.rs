@@ -14,7 +14,8 @@ pub struct ParentSink {
     /// Every record of the run so far, by suite.
     pub records: Records,
     pub pk_samples: Vec<ango_core::PkSamples>,
-    pub events: Vec<serde_json::Value>,
+    /// The run's events as events.jsonl holds them.
+    pub events: Vec<Event>,
     pub total: usize,
     pub done: usize,
     pub kat_failures: usize,
@@ -144,11 +145,10 @@ impl ParentSink {
     }
 
     fn log_event(&mut self, ev: &Event) -> Result<()> {
-        let v = serde_json::to_value(ev).expect("event serialises");
         if let Some(d) = &self.dir {
-            d.append(EVENTS, &v)?;
+            d.append(EVENTS, ev)?;
         }
-        self.events.push(v);
+        self.events.push(ev.clone());
         Ok(())
     }
 }
@@ -244,10 +244,8 @@ impl Sink for ParentSink {
                 // Once per (backend, hw, reason): the same reason for every
                 // algorithm (ango's variants under hw=off) is said once.
                 let first = !self.events.iter().any(|v| {
-                    v["type"] == "skip"
-                        && v["backend"] == backend.as_str()
-                        && v["hw"] == hw.name()
-                        && v["reason"] == reason.as_str()
+                    matches!(v, Event::Skip { backend: b, hw: h, reason: r, .. }
+                        if b == backend && *h == hw && r == reason)
                 });
                 if first {
                     self.say(&format!("skip {backend} {algorithm} hw={hw}: {reason}"));

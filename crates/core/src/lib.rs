@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod ct;
 pub mod cycles;
 pub mod error;
+pub mod event;
 pub mod finding;
 pub mod pk;
 pub mod record;

@@ -1,5 +1,6 @@
 //! Everything a report is made from, as loaded from a results directory.
 
+use ango_core::event::Event;
 use ango_core::{EnvInfo, Records};
 
 /// Everything a report is made from.
@@ -12,8 +13,9 @@ pub struct ReportData {
     pub pk_samples: Vec<ango_core::PkSamples>,
     /// Seed 004's ChaCha20-Poly1305 suites and which stacks here offer them.
     pub suite_offers: Vec<ango_core::SuiteOffer>,
-    /// Lines of events.jsonl (known-answer results, skips, errors).
-    pub events: Vec<serde_json::Value>,
+    /// The events of events.jsonl (checks before timing, skips, notes,
+    /// errors), typed.
+    pub events: Vec<Event>,
     /// Notes about the data itself (interrupted run, cut lines).
     pub notes: Vec<String>,
     /// The providers that have several named variants of an algorithm

@@ -4,7 +4,7 @@
 //! the conservative one from the two medians' own intervals
 //! ([`ango_harness::stats::ratio_interval`]).
 
-use ango_core::{DefectMatch, Finding, PkAlgorithm, SpeedRecord, Verdict};
+use ango_core::{DefectMatch, Finding, SpeedRecord, Verdict};
 use ango_harness::stats::ratio_interval;
 use std::fmt::Write as _;
 
@@ -483,27 +483,32 @@ pub fn defect(backend: &str, algorithm: &str, m: &DefectMatch) -> Finding {
 
 /// The known library defects recorded in a run's events (`pk_check` and
 /// `kat` events with matches), as findings, in the order met.
-pub fn defects_in_events(events: &[serde_json::Value]) -> Vec<Finding> {
+pub fn defects_in_events(events: &[ango_core::event::Event]) -> Vec<Finding> {
+    use ango_core::event::Event;
     let mut out = Vec::new();
     let mut seen: Vec<(String, String, String)> = Vec::new();
-    for e in events
-        .iter()
-        .filter(|e| e["type"] == "pk_check" || e["type"] == "kat")
-    {
-        let (Some(b), Some(a)) = (e["backend"].as_str(), e["algorithm"].as_str()) else {
-            continue;
+    for e in events {
+        let (b, a, known) = match e {
+            Event::Kat {
+                backend,
+                algorithm,
+                known,
+                ..
+            } => (backend.as_str(), algorithm.name(), known),
+            Event::PkCheck {
+                backend,
+                algorithm,
+                known,
+                ..
+            } => (backend.as_str(), algorithm.name(), known),
+            _ => continue,
         };
-        if PkAlgorithm::parse(a).is_err() && ango_core::Algorithm::parse(a).is_err() {
-            continue;
-        }
-        let known: Vec<DefectMatch> =
-            serde_json::from_value(e["known"].clone()).unwrap_or_default();
         for m in known {
             // Once per (backend, algorithm, defect): a symmetric pair is
             // checked again under each hardware setting.
             let key = (b.to_string(), a.to_string(), m.id.clone());
             if !seen.contains(&key) {
-                out.push(defect(b, a, &m));
+                out.push(defect(b, a, m));
                 seen.push(key);
             }
         }

@@ -4,6 +4,7 @@
 use crate::data::ReportData;
 use crate::export::{Exporter, Style};
 use crate::svg::escape;
+use ango_core::event::Event;
 use ango_core::{EnvInfo, Finding};
 use std::fmt::Write;
 
@@ -19,62 +20,78 @@ table{display:block;overflow-x:auto;max-width:100%}td.n{white-space:nowrap}\
 svg{max-width:100%;height:auto}figure svg{width:100%}\
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:0 1em}";
 
-fn events_section(events: &[serde_json::Value]) -> String {
+fn events_section(events: &[Event]) -> String {
     let mut out = String::new();
-    let kats: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "kat").collect();
+    let mut kats = String::new();
+    let mut skips: Vec<String> = Vec::new();
+    let mut errors = String::new();
+    for e in events {
+        match e {
+            Event::Kat {
+                backend,
+                algorithm,
+                hw,
+                ok,
+                summary,
+                failures,
+                library_cpu_view,
+                known,
+                ..
+            } => {
+                let mut detail: String = failures
+                    .iter()
+                    .map(|x| format!("<br>{}", escape(x)))
+                    .collect();
+                for m in known {
+                    detail.push_str(&format!(
+                        "<br>known library defect {} (not timed)",
+                        escape(&m.id)
+                    ));
+                }
+                let _ = write!(
+                    kats,
+                    "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td><td><code>{}</code></td></tr>",
+                    if *ok { "ok" } else { "fail" },
+                    escape(backend),
+                    escape(algorithm.name()),
+                    escape(hw.name()),
+                    escape(summary),
+                    detail,
+                    escape(library_cpu_view.as_deref().unwrap_or("–"))
+                );
+            }
+            Event::Skip {
+                backend,
+                hw,
+                reason,
+                ..
+            } => {
+                let line = format!("{backend} hw={hw}: {reason}");
+                if !skips.contains(&line) {
+                    skips.push(line);
+                }
+            }
+            Event::Error { message } => {
+                let _ = write!(errors, "<li>{}</li>", escape(message));
+            }
+            _ => {}
+        }
+    }
     if !kats.is_empty() {
         out.push_str("<h2>Known-answer tests and Wycheproof (run before timing, in the same process)</h2><table><tr><th>backend</th><th>algorithm</th><th>hw</th><th>result</th><th>what the library saw</th></tr>");
-        for k in kats {
-            let ok = k["ok"].as_bool().unwrap_or(false);
-            let _ = write!(
-                out,
-                "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td><td><code>{}</code></td></tr>",
-                if ok { "ok" } else { "fail" },
-                escape(k["backend"].as_str().unwrap_or("")),
-                escape(k["algorithm"].as_str().unwrap_or("")),
-                escape(k["hw"].as_str().unwrap_or("")),
-                escape(k["summary"].as_str().unwrap_or("")),
-                k["failures"]
-                    .as_array()
-                    .map(|f| f.iter().filter_map(|x| x.as_str()).map(|x| format!("<br>{}", escape(x))).collect::<String>())
-                    .unwrap_or_default()
-                    + &k["known"]
-                        .as_array()
-                        .map(|f| f.iter().filter_map(|m| m["id"].as_str()).map(|x| format!("<br>known library defect {} (not timed)", escape(x))).collect::<String>())
-                        .unwrap_or_default(),
-                escape(k["library_cpu_view"].as_str().unwrap_or("–"))
-            );
-        }
+        out.push_str(&kats);
         out.push_str("</table>");
     }
-    let skips: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "skip").collect();
     if !skips.is_empty() {
         out.push_str("<h2>Not measured here</h2><ul>");
-        let mut seen = Vec::new();
-        for s in skips {
-            let line = format!(
-                "{} hw={}: {}",
-                s["backend"].as_str().unwrap_or(""),
-                s["hw"].as_str().unwrap_or(""),
-                s["reason"].as_str().unwrap_or("")
-            );
-            if !seen.contains(&line) {
-                let _ = write!(out, "<li>{}</li>", escape(&line));
-                seen.push(line);
-            }
+        for l in &skips {
+            let _ = write!(out, "<li>{}</li>", escape(l));
         }
         out.push_str("</ul>");
     }
-    let errors: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "error").collect();
     if !errors.is_empty() {
         out.push_str("<h2>Errors</h2><ul>");
-        for e in errors {
-            let _ = write!(
-                out,
-                "<li>{}</li>",
-                escape(e["message"].as_str().unwrap_or(""))
-            );
-        }
+        out.push_str(&errors);
         out.push_str("</ul>");
     }
     out

@@ -5,6 +5,7 @@
 use crate::data::ReportData;
 use crate::formats::wrap;
 use crate::svg::escape;
+use ango_core::event::Event;
 use ango_core::{Finding, SpeedRecord, Verdict};
 use std::fmt::Write;
 
@@ -23,30 +24,38 @@ pub struct Verified {
     pub implementations: usize,
 }
 
-/// The cases a check event passed, from its `counts` (events written
-/// before checks carried their counts have none, and add no cases).
-fn passed(e: &serde_json::Value) -> u64 {
-    e["counts"]["passed"].as_u64().unwrap_or(0)
-}
-
-/// Adds up the run's check events (`kat`, `pk_check`) into [`Verified`].
-pub fn verified(events: &[serde_json::Value]) -> Verified {
+/// Adds up the run's check events (`kat`, `pk_check`) into [`Verified`]:
+/// the cases each passed from its `counts` (events written before checks
+/// carried their counts have none, and add no cases).
+pub fn verified(events: &[Event]) -> Verified {
     let mut v = Verified::default();
     let mut labels: Vec<&str> = Vec::new();
-    for e in events
-        .iter()
-        .filter(|e| e["type"] == "kat" || e["type"] == "pk_check")
-    {
-        let backend = e["backend"].as_str().unwrap_or("");
-        v.cases += passed(e);
+    for e in events {
+        let (backend, ok, s, counts) = match e {
+            Event::Kat {
+                backend,
+                ok,
+                summary,
+                counts,
+                ..
+            }
+            | Event::PkCheck {
+                backend,
+                ok,
+                summary,
+                counts,
+                ..
+            } => (backend.as_str(), *ok, summary.as_str(), counts),
+            _ => continue,
+        };
+        v.cases += counts.map_or(0, |c| c.passed);
         if backend.starts_with("cross-library") {
             continue;
         }
         v.pairs += 1;
-        if e["ok"].as_bool().unwrap_or(false) {
+        if ok {
             v.pairs_ok += 1;
         }
-        let s = e["summary"].as_str().unwrap_or("");
         if s.contains("Wycheproof") {
             v.wycheproof_pairs += 1;
         }
@@ -306,15 +315,20 @@ mod tests {
 
     #[test]
     fn check_counts_are_added_never_read_from_the_summary() {
-        let ev = vec![
-            serde_json::json!({"type": "kat", "backend": "openssl", "algorithm": "aes-128-gcm", "ok": true, "summary": "pass 10/10; Wycheproof aes_gcm_test 316/316", "counts": {"passed": 326, "failed": 0, "skipped": 1}}),
-            serde_json::json!({"type": "kat", "backend": "ring", "algorithm": "aes-128-gcm", "ok": true, "summary": "pass 10/10", "counts": {"passed": 10, "failed": 0, "skipped": 0}}),
-            serde_json::json!({"type": "pk_check", "backend": "liboqs", "algorithm": "ml-dsa-44", "ok": false, "summary": "FAIL 3/50", "counts": {"passed": 47, "failed": 3, "skipped": 0}}),
+        // As events.jsonl holds them (the lines a run writes).
+        let lines = [
+            r#"{"type": "kat", "backend": "openssl", "algorithm": "aes-128-gcm", "hw": "on", "ok": true, "summary": "pass 10/10; Wycheproof aes_gcm_test 316/316", "counts": {"passed": 326, "failed": 0, "skipped": 1}, "failures": [], "library_cpu_view": null}"#,
+            r#"{"type": "kat", "backend": "ring", "algorithm": "aes-128-gcm", "hw": "on", "ok": true, "summary": "pass 10/10", "counts": {"passed": 10, "failed": 0, "skipped": 0}, "failures": [], "library_cpu_view": null}"#,
+            r#"{"type": "pk_check", "backend": "liboqs", "algorithm": "ml-dsa-44", "ok": false, "summary": "FAIL 3/50", "counts": {"passed": 47, "failed": 3, "skipped": 0}, "failures": ["x"]}"#,
             // Written before checks carried counts: a pair, no cases.
-            serde_json::json!({"type": "kat", "backend": "old", "algorithm": "aes-128-gcm", "ok": true, "summary": "pass 99/99"}),
-            serde_json::json!({"type": "pk_check", "backend": "cross-library a/b", "algorithm": "x25519", "ok": true, "summary": "pass 2/2 ordered pairs", "counts": {"passed": 2, "failed": 0, "skipped": 0}}),
-            serde_json::json!({"type": "skip"}),
+            r#"{"type": "kat", "backend": "old", "algorithm": "aes-128-gcm", "hw": "on", "ok": true, "summary": "pass 99/99", "failures": [], "library_cpu_view": null}"#,
+            r#"{"type": "pk_check", "backend": "cross-library a/b", "algorithm": "x25519", "ok": true, "summary": "pass 2/2 ordered pairs", "counts": {"passed": 2, "failed": 0, "skipped": 0}, "failures": []}"#,
+            r#"{"type": "skip", "backend": "ring", "algorithm": "aes-128-ccm", "hw": "on", "reason": "none"}"#,
         ];
+        let ev: Vec<Event> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         let v = verified(&ev);
         assert_eq!(
             v,
