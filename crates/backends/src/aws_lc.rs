@@ -36,12 +36,7 @@ const NAME: &str = "aws-lc";
 /// The Rust binding, pinned exactly in Cargo.toml.
 const BINDING: &str = "aws-lc-rs 1.19.0";
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 /// "AWS-LC 5.x.y (aws-lc-rs 1.19.0)": the library's own version string,
 /// read from the linked library.
@@ -323,14 +318,6 @@ impl Backend for AwsLc {
 // Public key
 
 pub struct AwsLcPk;
-
-fn no_key() -> Error {
-    err("no key pair: call keygen first")
-}
-
-fn no_peer() -> Error {
-    err("no peer public key: call set_peer first")
-}
 
 fn kem_alg(a: PkAlgorithm) -> Option<&'static aws_lc_rs::kem::Algorithm> {
     Some(match a {

@@ -3,6 +3,32 @@
 //! a cargo feature. [`catalog`] holds every provider built into this
 //! binary; adding a library is one module and one line in `providers!`.
 
+/// A provider module's error helpers, written once: `err(msg)` (an error
+/// of this backend), `no_key()` and `no_peer()` (a public-key call made
+/// before keygen or set_peer). `provider_errors!(NAME)` at the top of the
+/// module.
+macro_rules! provider_errors {
+    ($backend:expr) => {
+        #[allow(dead_code)]
+        fn err(msg: impl std::fmt::Display) -> ango_core::Error {
+            ango_core::Error::Backend {
+                backend: $backend,
+                message: msg.to_string(),
+            }
+        }
+
+        #[allow(dead_code)]
+        fn no_key() -> ango_core::Error {
+            err("no key pair: call keygen first")
+        }
+
+        #[allow(dead_code)]
+        fn no_peer() -> ango_core::Error {
+            err("no peer public key: call set_peer first")
+        }
+    };
+}
+
 pub mod pk;
 
 use ango_core::{Catalog, Provider};
@@ -35,8 +61,9 @@ macro_rules! providers {
     };
 }
 
-// Adding a library: its module, its line here, its dependency and feature
-// in Cargo.toml (in `default`).
+// Adding a library: its module (with `provider_errors!(NAME)`), its line
+// here, its dependency and feature in Cargo.toml (in `symmetric` or
+// `default`).
 providers! {
     "openssl": openssl if "openssl",
     "liboqs": liboqs if "pk-oqs",

@@ -24,32 +24,19 @@
 use ango_core::catalog::Make;
 use ango_core::pk::prepared;
 use ango_core::{
-    Entry, Error, Kem, PkAlgorithm, PkOp, Prepared, Provider, Result, Signer, SizeEntry,
+    Entry, Kem, PkAlgorithm, PkOp, Prepared, Provider, Result, Signer, SizeEntry,
 };
 
 const NAME: &str = "libcrux";
 /// The crate versions Cargo.toml pins exactly.
 const VERSION: &str = "libcrux-ml-kem 0.0.11, libcrux-ml-dsa 0.0.11";
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 fn random<const N: usize>() -> [u8; N] {
     let mut b = [0u8; N];
     getrandom::fill(&mut b).expect("the OS random generator failed");
     b
-}
-
-fn no_key() -> Error {
-    err("no key pair: call keygen first")
-}
-
-fn no_peer() -> Error {
-    err("no peer public key: call set_peer first")
 }
 
 macro_rules! kem {

@@ -15,7 +15,7 @@
 //! per message).
 
 use ango_core::{
-    Aead, Algorithm, Backend, BlockOps, Cipher, Entry, Error, Hw, Provider, Result, Unavailable,
+    Aead, Algorithm, Backend, BlockOps, Cipher, Entry, Hw, Provider, Result, Unavailable,
 };
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 
@@ -64,12 +64,7 @@ extern "C" {
     ) -> GcryError;
 }
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 fn check(rc: GcryError, what: &str) -> Result<()> {
     if rc == 0 {

@@ -29,12 +29,7 @@ const NAME: &str = "libsodium";
 /// The Rust crate that bundles and builds it, pinned exactly.
 const BINDING: &str = "libsodium-sys-stable 1.24.3";
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 /// `sodium_init` once per process (it picks the CPU-specific code).
 fn init() -> bool {
@@ -354,14 +349,6 @@ impl Backend for Sodium {
 
 // ---------------------------------------------------------------------------
 // Public key
-
-fn no_key() -> Error {
-    err("no key pair: call keygen first")
-}
-
-fn no_peer() -> Error {
-    err("no peer public key: call set_peer first")
-}
 
 /// X25519 as seed 003's KEM: `encaps` makes an ephemeral key pair and the
 /// shared secret with the peer's key, `decaps` the shared secret of the

@@ -86,12 +86,7 @@ const K_CTR: c_int = 4;
 const K_CHACHA: c_int = 5;
 const CRYPT_OK: c_int = 0;
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 fn ltc_err(what: &str, code: c_int) -> Error {
     // SAFETY: FFI; error_to_string returns a static NUL-terminated string

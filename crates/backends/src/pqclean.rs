@@ -21,27 +21,14 @@
 //! between calls, so `operation` and `api-call` time the same call.
 
 use ango_core::catalog::Make;
-use ango_core::{Entry, Error, Kem, PkAlgorithm, Provider, Result, Signer, SizeEntry};
+use ango_core::{Entry, Kem, PkAlgorithm, Provider, Result, Signer, SizeEntry};
 
 const NAME: &str = "pqclean";
 /// The crate versions Cargo.toml pins exactly (each bundles its PQClean
 /// sources).
 const VERSION: &str = "pqcrypto-mlkem 0.1.1, pqcrypto-mldsa 0.1.2 (PQClean)";
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
-
-fn no_key() -> Error {
-    err("no key pair: call keygen first")
-}
-
-fn no_peer() -> Error {
-    err("no peer public key: call set_peer first")
-}
+provider_errors!(NAME);
 
 fn check_len(what: &str, alg: &str, want: usize, got: usize) -> Result<()> {
     if want == got {

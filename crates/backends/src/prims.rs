@@ -18,12 +18,7 @@ mod cryptrec;
 
 const NAME: &str = "ango";
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 fn key32(key: &[u8]) -> Result<[u8; 32]> {
     key.try_into().map_err(|_| err("key must be 32 bytes"))

@@ -39,12 +39,7 @@ const NAME: &str = "ring";
 /// The exact version Cargo.toml pins (`=`), so this string cannot drift.
 const VERSION: &str = "ring 0.17.14";
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 pub struct Ring;
 
@@ -218,14 +213,6 @@ fn algo_label(a: Algorithm) -> &'static str {
 // Public key
 
 pub struct RingPk;
-
-fn no_key() -> Error {
-    err("no key pair: call keygen first")
-}
-
-fn no_peer() -> Error {
-    err("no peer public key: call set_peer first")
-}
 
 /// The DER SubjectPublicKeyInfo prefix of an uncompressed P-256 point
 /// (RFC 5480: id-ecPublicKey, prime256v1, a 66-byte BIT STRING).

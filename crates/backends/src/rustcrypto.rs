@@ -26,12 +26,7 @@ const SOFT: bool = cfg!(ango_rustcrypto_soft);
 
 pub struct RustCrypto;
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 /// Any RustCrypto `AeadInPlace` with fixed nonce and tag sizes.
 struct RcAead<A> {

@@ -24,12 +24,7 @@ const NAME: &str = "openssl";
 
 pub struct OpenSslPk;
 
-fn err(e: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: e.to_string(),
-    }
-}
+provider_errors!(NAME);
 
 fn cvt(r: libc::c_int) -> std::result::Result<libc::c_int, ErrorStack> {
     if r <= 0 {

@@ -41,20 +41,7 @@ const RSA_E: u64 = 65537;
 /// The RSASSA-PSS salt length (the SHA-256 output length).
 const PSS_SALT_LEN: usize = 32;
 
-fn err(msg: impl std::fmt::Display) -> Error {
-    Error::Backend {
-        backend: NAME,
-        message: msg.to_string(),
-    }
-}
-
-fn no_key() -> Error {
-    err("no key pair: call keygen first")
-}
-
-fn no_peer() -> Error {
-    err("no peer public key: call set_peer first")
-}
+provider_errors!(NAME);
 
 fn bad_len(what: &str, want: usize, got: usize) -> Error {
     err(format!("{what}: expected {want} bytes, got {got}"))
