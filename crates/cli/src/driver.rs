@@ -186,6 +186,12 @@ pub(crate) fn run_suites(
             lab_cleaned = true;
             clean_stale_labs();
         }
+        esay!(
+            "ango: {}: {} points planned; it checks {}",
+            suite.name(),
+            suite.points()?,
+            suite.verifies()
+        );
         let since = std::time::Instant::now();
         let mut cx = Context {
             sink: &mut *sink,
