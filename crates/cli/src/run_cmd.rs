@@ -338,7 +338,6 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
     };
     let mut sink = ParentSink::new(dir, total);
     let outcome = run_suites(&suites, &mut sink, &run_id, is_run)?;
-    let interrupted = outcome.interrupted;
     env.noise = Some(noise.finish());
     let style = Style {
         unit: Some(unit),
@@ -382,7 +381,6 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
             d.path.join(REPORT).display()
         );
     }
-    let _ = interrupted;
     Ok(code)
 }
 
