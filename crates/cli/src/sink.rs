@@ -331,7 +331,7 @@ impl Sink for ParentSink {
             } => {
                 if let Some(d) = &self.dir {
                     let key = serde_json::json!({
-                        "run_id": r.run_id, "group": r.group, "server_sig": r.server_sig,
+                        "run_id": r.head.run_id, "group": r.group, "server_sig": r.server_sig,
                         "ca_sig": r.ca_sig,
                     });
                     let mut h = key.clone();

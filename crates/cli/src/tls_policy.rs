@@ -70,7 +70,7 @@ impl TlsPolicyArgs {
                 let source = format!(
                     "the tls-bulk records of {} (run {}, {} bytes per transfer)",
                     dir.display(),
-                    first.run_id,
+                    first.head.run_id,
                     first.bytes
                 );
                 Costs::From(bulk, source)

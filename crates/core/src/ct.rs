@@ -1,7 +1,7 @@
 //! The record of one constant-time check (`suite: ct` in results.jsonl),
 //! written by `ango ct` and by `ango run`'s short pass.
 
-use crate::SuiteId;
+use crate::Header;
 use serde::{Deserialize, Serialize};
 
 /// What the constant-time checks concluded about one target.
@@ -26,10 +26,10 @@ impl Verdict {
 /// One target's result (`suite: ct` in results.jsonl).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CtRecord {
-    pub schema: u32,
-    pub schema_version: u32,
-    pub suite: SuiteId,
-    pub run_id: String,
+    /// `schema`, `schema_version`, `suite` and `run_id`: what every line
+    /// of results.jsonl starts with.
+    #[serde(flatten)]
+    pub head: Header,
     pub algorithm: String,
     pub backend: String,
     pub implementation: String,

@@ -2,17 +2,16 @@
 //! written by `ango cycles` and by `ango run`: seed 002's method — one
 //! operation after another, each output the next input.
 
-use crate::SuiteId;
+use crate::Header;
 use serde::{Deserialize, Serialize};
 
 /// One (algorithm, implementation, operation) point of `ango cycles`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CyclesRecord {
-    pub schema: u32,
-    pub schema_version: u32,
-    /// "cycles".
-    pub suite: SuiteId,
-    pub run_id: String,
+    /// `schema`, `schema_version`, `suite` and `run_id`: what every line
+    /// of results.jsonl starts with.
+    #[serde(flatten)]
+    pub head: Header,
     pub algorithm: String,
     /// The cipher the algorithm is a mode of (`camellia`, `mugi`, `aes`).
     pub cipher: String,

@@ -30,8 +30,9 @@ pub use pk::{
     Timing,
 };
 pub use record::{
-    AutoPick, EnvInfo, MultiCore, Paired, PairedVs, PkRecord, PkSamples, SpeedRecord, TlsCapture,
-    TlsRecord, TlsTcp, TlsTwoHost, WorkerFigure, SCHEMA_VERSION, TLS_CLIENT_VIEW, TLS_SERVER_VIEW,
+    AutoPick, EnvInfo, Header, MultiCore, Paired, PairedVs, PkRecord, PkSamples, SpeedRecord,
+    TlsCapture, TlsRecord, TlsTcp, TlsTwoHost, WorkerFigure, SCHEMA_VERSION, TLS_CLIENT_VIEW,
+    TLS_SERVER_VIEW,
 };
 pub use records::{Record, Records};
 pub use stats::Stats;

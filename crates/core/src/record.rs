@@ -12,6 +12,35 @@ fn schema_v1() -> u32 {
     1
 }
 
+/// What every line of results.jsonl starts with, whatever its suite: the
+/// schema's version, the suite that drew the line (which names the record
+/// type) and the run it belongs to. Each record type carries it flattened
+/// as its first field, so its JSON is `{"schema":2,"schema_version":2,
+/// "suite":…,"run_id":…,` and the record's own fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub schema: u32,
+    /// The record schema's version (also in `schema`); 1 for records
+    /// written before this field existed.
+    #[serde(default = "schema_v1")]
+    pub schema_version: u32,
+    pub suite: SuiteId,
+    /// `<UTC time>-<host>` of the run.
+    pub run_id: String,
+}
+
+impl Header {
+    /// The header of a record of `suite` written now, in run `run_id`.
+    pub fn new(suite: SuiteId, run_id: impl Into<String>) -> Header {
+        Header {
+            schema: SCHEMA_VERSION,
+            schema_version: SCHEMA_VERSION,
+            suite,
+            run_id: run_id.into(),
+        }
+    }
+}
+
 /// Records written before `workers` existed were measured by one worker.
 fn one_worker() -> u32 {
     1
@@ -30,19 +59,15 @@ fn timing_api_call() -> String {
 /// the mean of `iterations_per_sample` back-to-back operations.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SpeedRecord {
-    pub schema: u32,
-    /// The record schema's version (also in `schema`); 1 for records
-    /// written before this field existed.
-    #[serde(default = "schema_v1")]
-    pub schema_version: u32,
+    /// `schema`, `schema_version`, `suite` and `run_id`: what every line
+    /// of results.jsonl starts with.
+    #[serde(flatten)]
+    pub head: Header,
     /// The exact version string of the library that was measured (ango's
     /// own for its implementations); empty in records written before this
     /// field existed.
     #[serde(default)]
     pub library_version: String,
-    pub run_id: String,
-    /// "speed" for this study.
-    pub suite: SuiteId,
     pub algorithm: String,
     /// "encrypt" (AEAD seal) or "decrypt" (AEAD open with tag check).
     pub operation: String,
@@ -406,19 +431,15 @@ pub struct SuiteTime {
 /// `results.jsonl`; the kept per-call times are in `pk-samples.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PkRecord {
-    pub schema: u32,
-    /// The record schema's version (also in `schema`); 1 for records
-    /// written before this field existed.
-    #[serde(default = "schema_v1")]
-    pub schema_version: u32,
+    /// `schema`, `schema_version`, `suite` and `run_id`: what every line
+    /// of results.jsonl starts with.
+    #[serde(flatten)]
+    pub head: Header,
     /// The exact version string of the library that was measured (ango's
     /// own for its implementations); empty in records written before this
     /// field existed.
     #[serde(default)]
     pub library_version: String,
-    pub run_id: String,
-    /// Always `pk`.
-    pub suite: SuiteId,
     pub algorithm: String,
     /// `kem` or `sig`.
     pub kind: String,
@@ -592,19 +613,15 @@ pub struct TlsCapture {
 /// `tls-timelines.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TlsRecord {
-    pub schema: u32,
-    /// The record schema's version (also in `schema`); 1 for records
-    /// written before this field existed.
-    #[serde(default = "schema_v1")]
-    pub schema_version: u32,
+    /// `schema`, `schema_version`, `suite` and `run_id`: what every line
+    /// of results.jsonl starts with.
+    #[serde(flatten)]
+    pub head: Header,
     /// The exact version string of the library that was measured (ango's
     /// own for its implementations); empty in records written before this
     /// field existed.
     #[serde(default)]
     pub library_version: String,
-    pub run_id: String,
-    /// Always `tls`.
-    pub suite: SuiteId,
     /// The TLS stack of each side: `openssl` or `rustls` (`openssl` in
     /// records written before rustls joined the lab).
     #[serde(default = "openssl_stack")]

@@ -32,14 +32,14 @@ impl Record {
     /// The suite that drew it.
     pub fn suite(&self) -> SuiteId {
         match self {
-            Record::Speed(r) => r.suite,
-            Record::Pk(r) => r.suite,
-            Record::Tls(r) => r.suite,
-            Record::Ct(r) => r.suite,
-            Record::Cycles(r) => r.suite,
-            Record::TlsRecords(r) => r.suite,
-            Record::TlsBulk(r) => r.suite,
-            Record::TlsPolicy(r) => r.suite,
+            Record::Speed(r) => r.head.suite,
+            Record::Pk(r) => r.head.suite,
+            Record::Tls(r) => r.head.suite,
+            Record::Ct(r) => r.head.suite,
+            Record::Cycles(r) => r.head.suite,
+            Record::TlsRecords(r) => r.head.suite,
+            Record::TlsBulk(r) => r.head.suite,
+            Record::TlsPolicy(r) => r.head.suite,
         }
     }
 
@@ -145,7 +145,7 @@ impl Records {
     pub fn count(&self, suite: SuiteId) -> usize {
         match suite {
             SuiteId::Speed | SuiteId::Latency => {
-                self.speed.iter().filter(|r| r.suite == suite).count()
+                self.speed.iter().filter(|r| r.head.suite == suite).count()
             }
             SuiteId::Pk => self.pk.len(),
             SuiteId::Tls => self.tls.len(),
@@ -174,7 +174,7 @@ impl Records {
             SuiteId::Speed | SuiteId::Latency => self
                 .speed
                 .iter()
-                .filter(|r| r.suite == suite)
+                .filter(|r| r.head.suite == suite)
                 .cloned()
                 .map(Record::Speed)
                 .collect(),
@@ -209,6 +209,7 @@ impl Records {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Header;
 
     fn cycles_line() -> serde_json::Value {
         serde_json::json!({
@@ -266,6 +267,33 @@ mod tests {
         assert_eq!(all.of(SuiteId::Cycles).len(), 1);
         assert!(all.of(SuiteId::TlsBulk).is_empty());
         assert!(all.of(SuiteId::Speed).is_empty());
+    }
+
+    #[test]
+    fn every_line_starts_with_the_header_and_version_1_lines_still_read() {
+        let r = Record::from_value(cycles_line()).unwrap();
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(
+            text.starts_with(r#"{"schema":2,"schema_version":2,"suite":"cycles","run_id":"r","#),
+            "{text}"
+        );
+        // A version-1 line has no schema_version: it reads as 1.
+        let mut v = cycles_line();
+        v["schema"] = 1.into();
+        v.as_object_mut().unwrap().remove("schema_version");
+        let Record::Cycles(c) = Record::from_value(v).unwrap() else {
+            panic!("a cycles line read as another suite");
+        };
+        assert_eq!((c.head.schema, c.head.schema_version), (1, 1));
+        assert_eq!(
+            c.head,
+            Header {
+                schema: 1,
+                schema_version: 1,
+                suite: SuiteId::Cycles,
+                run_id: "r".into()
+            }
+        );
     }
 
     #[test]

@@ -3,17 +3,16 @@
 //! wire for a cipher suite and a plaintext length (seed 004's record
 //! overhead), read from the captured connection.
 
-use crate::SuiteId;
+use crate::Header;
 use serde::{Deserialize, Serialize};
 
 /// One (TLS version, cipher suite, plaintext length) point.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TlsRecordsRecord {
-    pub schema: u32,
-    pub schema_version: u32,
-    /// "tls-records".
-    pub suite: SuiteId,
-    pub run_id: String,
+    /// `schema`, `schema_version`, `suite` and `run_id`: what every line
+    /// of results.jsonl starts with.
+    #[serde(flatten)]
+    pub head: Header,
     /// `1.2` or `1.3`.
     pub tls_version: String,
     /// IANA name, e.g. `TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256`.
@@ -76,11 +75,10 @@ pub struct SuiteOffer {
 /// own core, with its own `OPENSSL_ia32cap`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TlsBulkRecord {
-    pub schema: u32,
-    pub schema_version: u32,
-    /// "tls-bulk".
-    pub suite: SuiteId,
-    pub run_id: String,
+    /// `schema`, `schema_version`, `suite` and `run_id`: what every line
+    /// of results.jsonl starts with.
+    #[serde(flatten)]
+    pub head: Header,
     /// `1.2` or `1.3`.
     pub tls_version: String,
     /// IANA name, e.g. `TLS_CHACHA20_POLY1305_SHA256`.
@@ -140,11 +138,10 @@ pub struct TlsBulkRecord {
 /// version, and what that suite costs that client per byte.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TlsPolicyRecord {
-    pub schema: u32,
-    pub schema_version: u32,
-    /// "tls-policy".
-    pub suite: SuiteId,
-    pub run_id: String,
+    /// `schema`, `schema_version`, `suite` and `run_id`: what every line
+    /// of results.jsonl starts with.
+    #[serde(flatten)]
+    pub head: Header,
     /// `aes-first`, `chacha-first` or `openssl-default`.
     pub client_profile: String,
     /// The suites of the client's ClientHello in its order (IANA names, as

@@ -67,7 +67,7 @@ pub fn paired(fast: &SpeedRecord, slow: &SpeedRecord) -> Option<(f64, f64, f64)>
         && fast.size_bytes == slow.size_bytes
         && fast.hw == slow.hw
         && fast.workers == slow.workers
-        && fast.suite == slow.suite;
+        && fast.head.suite == slow.head.suite;
     if !same {
         return None;
     }

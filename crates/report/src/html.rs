@@ -278,10 +278,10 @@ pub fn page(data: &ReportData, suites: &[Box<dyn Exporter + '_>], findings: &[Fi
         .records
         .speed
         .iter()
-        .find(|r| r.suite != ango_core::SuiteId::Latency)
-        .map(|r| r.run_id.clone())
+        .find(|r| r.head.suite != ango_core::SuiteId::Latency)
+        .map(|r| r.head.run_id.clone())
         .or_else(|| d.env.as_ref().map(|e| e.run_id.clone()))
-        .or_else(|| d.records.tls.first().map(|r| r.run_id.clone()))
+        .or_else(|| d.records.tls.first().map(|r| r.head.run_id.clone()))
         .unwrap_or_default();
     let _ = write!(
         out,

@@ -534,7 +534,7 @@ pub fn html_section(all: &[PkRecord], samples: &[PkSamples]) -> String {
                 samples
                     .iter()
                     .find(|s| {
-                        s.run_id == r.run_id
+                        s.run_id == r.head.run_id
                             && s.algorithm == r.algorithm
                             && s.operation == r.operation
                             && s.timing == r.timing
@@ -682,12 +682,14 @@ mod tests {
 
     fn rec(algo: &str, op: &str, median: f64, cv: f64, p99: f64) -> PkRecord {
         PkRecord {
-            schema: 1,
-            schema_version: 1,
+            head: ango_core::Header {
+                schema: 1,
+                schema_version: 1,
+                suite: ango_core::SuiteId::Pk,
+                run_id: "t".into(),
+            },
             library_version: String::new(),
             timing: "operation".into(),
-            run_id: "t".into(),
-            suite: ango_core::SuiteId::Pk,
             algorithm: algo.into(),
             kind: if algo.starts_with("ml-kem") || algo == "x25519" {
                 "kem".into()

@@ -42,7 +42,7 @@ fn exporters(d: &ReportData, id: SuiteId) -> Vec<Box<dyn Exporter + '_>> {
     match id {
         SuiteId::Speed => vec![
             Box::new(Speed(speed_of(|x| {
-                x.workers <= 1 && x.suite != SuiteId::Latency
+                x.workers <= 1 && x.head.suite != SuiteId::Latency
             }))),
             Box::new(Multi {
                 records: speed_of(|x| x.workers > 1),
@@ -50,7 +50,7 @@ fn exporters(d: &ReportData, id: SuiteId) -> Vec<Box<dyn Exporter + '_>> {
             }),
         ],
         SuiteId::Latency => vec![Box::new(Latency(speed_of(|x| {
-            x.workers <= 1 && x.suite == SuiteId::Latency
+            x.workers <= 1 && x.head.suite == SuiteId::Latency
         })))],
         SuiteId::Cycles => vec![Box::new(Cycles(&r.cycles))],
         SuiteId::Pk => vec![

@@ -75,7 +75,7 @@ pub fn fastest(records: &[SpeedRecord]) -> Vec<(String, u64, String, f64, String
     let shown: Vec<&SpeedRecord> = records
         .iter()
         .filter(|r| r.workers <= 1 && r.hw == "on" && r.operation == "encrypt")
-        .filter(|r| r.suite != ango_core::SuiteId::Latency)
+        .filter(|r| r.head.suite != ango_core::SuiteId::Latency)
         .collect();
     let mut algos: Vec<&str> = Vec::new();
     for r in &shown {

@@ -856,11 +856,13 @@ mod tests {
             .map(|k| (k.to_string(), 100_000.0))
             .collect();
         TlsRecord {
-            schema: 1,
-            schema_version: 1,
+            head: ango_core::Header {
+                schema: 1,
+                schema_version: 1,
+                suite: ango_core::SuiteId::Tls,
+                run_id: "t".into(),
+            },
             library_version: String::new(),
-            run_id: "t".into(),
-            suite: ango_core::SuiteId::Tls,
             client_stack: "openssl".into(),
             server_stack: "openssl".into(),
             client_library_version: String::new(),

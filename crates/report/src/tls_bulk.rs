@@ -479,10 +479,7 @@ mod tests {
 
     fn rec(suite: &str, chw: &str, rate: f64, ccpu: f64) -> TlsBulkRecord {
         TlsBulkRecord {
-            schema: 2,
-            schema_version: 2,
-            suite: ango_core::SuiteId::TlsBulk,
-            run_id: "r".into(),
+            head: ango_core::Header::new(ango_core::SuiteId::TlsBulk, "r"),
             tls_version: "1.3".into(),
             cipher_suite: suite.into(),
             cipher_suite_code: "0x1301".into(),

@@ -433,10 +433,7 @@ mod tests {
 
     fn rec(c: &str, p: &str, agreed: &str, cost: f64, best: f64) -> TlsPolicyRecord {
         TlsPolicyRecord {
-            schema: 2,
-            schema_version: 2,
-            suite: ango_core::SuiteId::TlsPolicy,
-            run_id: "r".into(),
+            head: ango_core::Header::new(ango_core::SuiteId::TlsPolicy, "r"),
             client_profile: c.into(),
             client_offer: if c == "aes-first" {
                 vec![

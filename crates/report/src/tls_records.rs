@@ -335,10 +335,7 @@ mod tests {
 
     fn rec(v: &str, suite: &str, n: u64, wire: u64) -> TlsRecordsRecord {
         TlsRecordsRecord {
-            schema: 2,
-            schema_version: 2,
-            suite: ango_core::SuiteId::TlsRecords,
-            run_id: "r".into(),
+            head: ango_core::Header::new(ango_core::SuiteId::TlsRecords, "r"),
             tls_version: v.into(),
             cipher_suite: suite.into(),
             cipher_suite_code: "0x0000".into(),

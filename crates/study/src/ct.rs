@@ -820,10 +820,7 @@ pub fn check(
         .then(|| t.labelled_nct() == (verdict == Verdict::Leaks));
     let input = t.input;
     Ok(CtRecord {
-        schema: 2,
-        schema_version: 2,
-        suite: ango_core::SuiteId::Ct,
-        run_id: run_id.to_string(),
+        head: ango_core::Header::new(ango_core::SuiteId::Ct, run_id.to_string()),
         algorithm: t.algorithm.clone(),
         backend: t.backend.clone(),
         implementation: t.implementation.clone(),

@@ -327,10 +327,7 @@ pub fn finish(p: Prepared, plan: &Plan, cc: &CycleCounter, run_id: &str) -> Opti
     }
     let iters = p.iters;
     Some(CyclesRecord {
-        schema: ango_core::record::SCHEMA_VERSION,
-        schema_version: ango_core::record::SCHEMA_VERSION,
-        suite: SUITE,
-        run_id: run_id.into(),
+        head: ango_core::Header::new(SUITE, run_id),
         algorithm: p.algo.name().into(),
         cipher: p.algo.cipher_name().into(),
         backend: p.backend,

@@ -9,9 +9,7 @@
 
 use crate::event::{Event, Sink};
 use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkKind, PkOp, Timing};
-use ango_core::{
-    AlgorithmId, EntryBackend, Error, PkRecord, PkSamples, Provider, Result, SCHEMA_VERSION,
-};
+use ango_core::{AlgorithmId, EntryBackend, Error, PkRecord, PkSamples, Provider, Result};
 use ango_harness::measure::{stop_requested, timer_overhead_ns};
 use ango_harness::stats::Summary;
 use ango_harness::CycleCounter;
@@ -318,12 +316,9 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                 .then(|| ango_harness::stats::quantile_sorted(&cys, 0.5));
             let (now, _) = ango_core::results::utc_now();
             let mut record = PkRecord {
-                schema: SCHEMA_VERSION,
-                schema_version: SCHEMA_VERSION,
+                head: ango_core::Header::new(SUITE, spec.run_id.clone()),
                 library_version: library_version.clone(),
                 timing: timing.name().into(),
-                run_id: spec.run_id.clone(),
-                suite: SUITE,
                 algorithm: a.name().into(),
                 kind: match a.kind() {
                     PkKind::Kem => "kem".into(),

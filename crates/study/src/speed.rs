@@ -11,7 +11,7 @@ use crate::event::{Event, Sink};
 use ango_core::record::SampleSet;
 use ango_core::{
     Aead, Algorithm, AlgorithmId, Backend, Catalog, Cipher, EntryBackend, Error, Hw, Kind,
-    Operation, Provider, Result, SpeedRecord, SCHEMA_VERSION,
+    Operation, Provider, Result, SpeedRecord,
 };
 use ango_harness::measure::{self, MeasureError, Plan};
 use ango_harness::CycleCounter;
@@ -861,11 +861,8 @@ fn to_record(
     let cycles_per_op = m.cycles.as_ref().map(|c| c.median);
     let (time, _) = ango_core::results::utc_now();
     let record = SpeedRecord {
-        schema: SCHEMA_VERSION,
-        schema_version: SCHEMA_VERSION,
+        head: ango_core::Header::new(spec.suite, spec.run_id.clone()),
         library_version: b.version(),
-        run_id: spec.run_id.clone(),
-        suite: spec.suite,
         algorithm: a.name().into(),
         operation: op.name().into(),
         backend: b.name().into(),

@@ -866,10 +866,7 @@ pub fn run(
                         };
                         let rate = ango_harness::stats::Summary::of(&s.rate).expect("samples");
                         emit(TlsBulkRecord {
-                            schema: ango_core::record::SCHEMA_VERSION,
-                            schema_version: ango_core::record::SCHEMA_VERSION,
-                            suite: SUITE,
-                            run_id: spec.run_id.clone(),
+                            head: ango_core::Header::new(SUITE, spec.run_id.clone()),
                             tls_version: suite.version.into(),
                             cipher_suite: suite.iana.into(),
                             cipher_suite_code: format!("0x{:04X}", suite.code),

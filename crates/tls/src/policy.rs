@@ -395,10 +395,7 @@ pub fn run(spec: &PolicySpec, stop: &dyn Fn() -> bool) -> Result<(Vec<TlsPolicyR
                     options.push("prioritize-chacha".to_string());
                 }
                 out.push(TlsPolicyRecord {
-                    schema: ango_core::record::SCHEMA_VERSION,
-                    schema_version: ango_core::record::SCHEMA_VERSION,
-                    suite: SUITE,
-                    run_id: spec.run_id.clone(),
+                    head: ango_core::Header::new(SUITE, spec.run_id.clone()),
                     client_profile: profile.name.into(),
                     client_offer: offer,
                     server_policy: policy.name.into(),

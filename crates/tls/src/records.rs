@@ -605,10 +605,7 @@ pub fn run(
             let negotiated = server_hello_suite(&s2c).map_or_else(|| "unknown".into(), iana_name);
             let overhead = wire.saturating_sub(n);
             emit(TlsRecordsRecord {
-                schema: ango_core::record::SCHEMA_VERSION,
-                schema_version: ango_core::record::SCHEMA_VERSION,
-                suite: SUITE,
-                run_id: spec.run_id.clone(),
+                head: ango_core::Header::new(SUITE, spec.run_id.clone()),
                 tls_version: s.version.into(),
                 cipher_suite: s.iana.into(),
                 cipher_suite_code: format!("0x{:04X}", s.code),

@@ -585,11 +585,8 @@ pub(crate) fn analyse(
             .unwrap_or_default(),
     };
     let rec = TlsRecord {
-        schema: ango_core::SCHEMA_VERSION,
-        schema_version: ango_core::SCHEMA_VERSION,
+        head: ango_core::Header::new(SUITE, spec.run_id.clone()),
         library_version: openssl::version::version().to_string(),
-        run_id: spec.run_id.clone(),
-        suite: SUITE,
         client_stack: combo.client.name().into(),
         server_stack: combo.server.name().into(),
         client_library_version: combo.client.library_version(),

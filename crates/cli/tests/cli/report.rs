@@ -19,7 +19,7 @@ fn v1_results_still_load() {
             let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
             for line in text.lines() {
                 let r: ango_core::PkRecord = serde_json::from_str(line).unwrap();
-                assert_eq!((r.schema_version, r.timing.as_str()), (1, "api-call"));
+                assert_eq!((r.head.schema_version, r.timing.as_str()), (1, "api-call"));
                 assert!(r.library_version.is_empty());
             }
         } else {
@@ -27,7 +27,7 @@ fn v1_results_still_load() {
             let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
             let r: ango_core::SpeedRecord =
                 serde_json::from_str(text.lines().next().unwrap()).unwrap();
-            assert_eq!(r.schema_version, 1);
+            assert_eq!(r.head.schema_version, 1);
         }
     }
     let a = ango()

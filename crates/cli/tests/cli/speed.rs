@@ -200,7 +200,7 @@ fn speed_json_has_the_documented_fields() {
     assert!(pairs >= 8, "{pairs}");
     assert_eq!(v.len(), pairs * 2 * 2);
     for r in &v {
-        assert_eq!(r.suite, ango_core::SuiteId::Speed);
+        assert_eq!(r.head.suite, ango_core::SuiteId::Speed);
         assert!(r.kat.starts_with("pass"), "{}", r.kat);
         assert!(r.stats.q1 <= r.stats.median && r.stats.median <= r.stats.q3);
         assert!(r.stats.ci95_low <= r.stats.median && r.stats.median <= r.stats.ci95_high);
@@ -589,7 +589,7 @@ fn latency_study_covers_every_variant_from_zero_bytes() {
     let v: Vec<ango_core::SpeedRecord> = serde_json::from_slice(&a.get_output().stdout).unwrap();
     assert!(v
         .iter()
-        .all(|r| r.suite == ango_core::SuiteId::Latency && r.algorithm == "chacha20"));
+        .all(|r| r.head.suite == ango_core::SuiteId::Latency && r.algorithm == "chacha20"));
     let sizes: std::collections::BTreeSet<u64> = v.iter().map(|r| r.size_bytes).collect();
     assert_eq!(
         sizes.into_iter().collect::<Vec<_>>(),
