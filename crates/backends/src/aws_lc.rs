@@ -19,8 +19,9 @@
 //! (`library_cpu_view` of every record) as the proof that it took effect.
 
 use ango_core::pk::prepared;
+use crate::{LESS_SAFE_KEY, LESS_SAFE_KEY_LENGTHS};
 use ango_core::{
-    Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, PkAlgorithm, PkBackend, PkKind, PkOp,
+    Aead, AeadLengths, Algorithm, Backend, Cipher, Entry, Error, Hw, PkAlgorithm, PkBackend, PkKind, PkOp,
     Prepared, Provider, Result, SizeEntry, Unavailable,
 };
 use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
@@ -49,19 +50,7 @@ pub struct AwsLc;
 struct LcAead(LessSafeKey);
 
 impl Aead for LcAead {
-    fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        let n =
-            Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce must be 12 bytes"))?;
-        let t = self
-            .0
-            .seal_in_place_separate_tag(n, Aad::from(aad), buf)
-            .map_err(|_| err("encryption failed"))?;
-        if tag.len() != t.as_ref().len() {
-            return Err(err("tag length does not match the instance"));
-        }
-        tag.copy_from_slice(t.as_ref());
-        Ok(())
-    }
+    less_safe_key_seal!();
 
     fn open(
         &mut self,
@@ -71,11 +60,9 @@ impl Aead for LcAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        let n =
-            Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce must be 12 bytes"))?;
-        if tag.len() != 16 {
-            return Err(Error::AuthFailed);
-        }
+        LESS_SAFE_KEY.open(NAME, nonce, ct, tag, out)?;
+        let n = Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce length"))?;
+        // Out of place, straight from the ciphertext: no copy.
         self.0
             .open_separate_gather(n, Aad::from(aad), ct, tag, out)
             .map_err(|_| Error::AuthFailed)
@@ -276,11 +263,7 @@ impl Backend for AwsLc {
             Algorithm::ChaCha20Poly1305 => &aws_lc_rs::aead::CHACHA20_POLY1305,
             _ => return Err(err(format!("{algo} is not an AEAD of aws-lc-rs"))),
         };
-        if (nonce_len, tag_len) != (12, 16) {
-            return Err(err(format!(
-                "aws-lc-rs's {algo} takes only a 12-byte nonce and a 16-byte tag"
-            )));
-        }
+        AeadLengths::fixed(NAME, algo, (nonce_len, tag_len), LESS_SAFE_KEY_LENGTHS)?;
         let k = UnboundKey::new(alg, key).map_err(|_| err(format!("{algo}: bad key length")))?;
         Ok(Box::new(LcAead(LessSafeKey::new(k))))
     }

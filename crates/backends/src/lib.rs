@@ -29,6 +29,39 @@ macro_rules! provider_errors {
     };
 }
 
+/// The lengths of ring's and AWS-LC's `LessSafeKey` AEADs: a 12-byte
+/// nonce and a 16-byte tag.
+#[cfg(any(feature = "ring", feature = "aws-lc"))]
+const LESS_SAFE_KEY_LENGTHS: (usize, usize) = (12, 16);
+#[cfg(any(feature = "ring", feature = "aws-lc"))]
+const LESS_SAFE_KEY: ango_core::AeadLengths =
+    ango_core::AeadLengths::new(LESS_SAFE_KEY_LENGTHS.0, LESS_SAFE_KEY_LENGTHS.1);
+
+/// The seal of ring's and AWS-LC's `LessSafeKey` (one API in both
+/// crates): in place, the tag separate. Expanded in each module's `impl
+/// Aead`, with that crate's `Nonce` and `Aad` and the module's `err`.
+#[cfg(any(feature = "ring", feature = "aws-lc"))]
+macro_rules! less_safe_key_seal {
+    () => {
+        fn seal(
+            &mut self,
+            nonce: &[u8],
+            aad: &[u8],
+            buf: &mut [u8],
+            tag: &mut [u8],
+        ) -> ango_core::Result<()> {
+            crate::LESS_SAFE_KEY.seal(NAME, nonce, tag)?;
+            let n = Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce length"))?;
+            let t = self
+                .0
+                .seal_in_place_separate_tag(n, Aad::from(aad), buf)
+                .map_err(|_| err("encryption failed"))?;
+            tag.copy_from_slice(t.as_ref());
+            Ok(())
+        }
+    };
+}
+
 pub mod pk;
 
 use ango_core::{Catalog, Provider};

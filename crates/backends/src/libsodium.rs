@@ -20,6 +20,7 @@
 //! no switch to turn features off, so `--hw off` is not offered.
 
 use ango_core::{
+    AeadLengths,
     Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, Kem, PkAlgorithm, PkBackend, PkKind,
     Provider, Result, Signer, SizeEntry, Unavailable,
 };
@@ -110,27 +111,20 @@ struct SodiumAead {
 }
 
 impl SodiumAead {
-    fn nonce_len(&self) -> usize {
-        match self.kind {
-            Kind::XChaCha => 24,
-            _ => 12,
-        }
+    fn lengths(&self) -> AeadLengths {
+        AeadLengths::new(if self.kind == Kind::XChaCha { 24 } else { 12 }, 16)
     }
 }
 
 impl Aead for SodiumAead {
     fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        if nonce.len() != self.nonce_len() || tag.len() != 16 {
-            return Err(err(
-                "libsodium's AEADs take their fixed nonce and a 16-byte tag",
-            ));
-        }
+        self.lengths().seal(NAME, nonce, tag)?;
         let mut maclen: std::os::raw::c_ulonglong = 0;
         let (c, m, n) = (buf.as_mut_ptr(), buf.as_ptr(), buf.len() as u64);
         let (ad, adlen) = (aad.as_ptr(), aad.len() as u64);
         // SAFETY: FFI; libsodium allows the ciphertext to overwrite the
         // message in place (c == m); `tag` has the 16 bytes written, the
-        // nonce has its algorithm's length (checked above), the key 32
+        // nonce has its algorithm's length (all three checked above), the key 32
         // bytes, and `aes` was set up by beforenm for this key.
         let rc = unsafe {
             match self.kind {
@@ -186,12 +180,7 @@ impl Aead for SodiumAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        if nonce.len() != self.nonce_len() {
-            return Err(err("nonce length does not match the algorithm"));
-        }
-        if tag.len() != 16 || out.len() != ct.len() {
-            return Err(Error::AuthFailed);
-        }
+        self.lengths().open(NAME, nonce, ct, tag, out)?;
         let (m, c, n) = (out.as_mut_ptr(), ct.as_ptr(), ct.len() as u64);
         let (ad, adlen) = (aad.as_ptr(), aad.len() as u64);
         // SAFETY: FFI; `out` has the ciphertext's length, `tag` 16 bytes,
@@ -322,11 +311,7 @@ impl Backend for Sodium {
             .try_into()
             .map_err(|_| err(format!("{algo}: the key is 32 bytes")))?;
         let want = if kind == Kind::XChaCha { 24 } else { 12 };
-        if (nonce_len, tag_len) != (want, 16) {
-            return Err(err(format!(
-                "libsodium's {algo} takes only a {want}-byte nonce and a 16-byte tag"
-            )));
-        }
+        AeadLengths::fixed(NAME, algo, (nonce_len, tag_len), (want, 16))?;
         let aes = if kind == Kind::AesGcm {
             let mut st = Box::new(ffi::crypto_aead_aes256gcm_state_ { opaque: [0u8; 512] });
             // SAFETY: FFI; `st` is a 16-byte aligned state of the size the

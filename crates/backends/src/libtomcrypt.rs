@@ -25,6 +25,7 @@
 //! `seed000` run the very same code as `on`; they are offered.
 
 use ango_core::{
+    AeadLengths,
     Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, Provider, Result, Unavailable,
 };
 use std::os::raw::{c_char, c_int, c_ulong};
@@ -137,17 +138,15 @@ impl Drop for State {
 
 struct LtcAead {
     st: State,
-    nonce_len: usize,
-    tag_len: usize,
+    lengths: AeadLengths,
 }
 
 impl Aead for LtcAead {
     fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        if nonce.len() != self.nonce_len || tag.len() != self.tag_len {
-            return Err(err("nonce or tag length does not match the instance"));
-        }
+        self.lengths.seal(NAME, nonce, tag)?;
         // SAFETY: FFI; every buffer is passed with its own length (the tag
-        // has the instance's tag length, which the state writes).
+        // has the instance's tag length, which the state writes: checked
+        // above).
         let rc = unsafe {
             ango_ltc_seal(
                 self.st.0,
@@ -174,14 +173,9 @@ impl Aead for LtcAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        if nonce.len() != self.nonce_len {
-            return Err(err("nonce length does not match the instance"));
-        }
-        if tag.len() != self.tag_len || out.len() != ct.len() {
-            return Err(Error::AuthFailed);
-        }
+        self.lengths.open(NAME, nonce, ct, tag, out)?;
         // SAFETY: FFI; `out` has the ciphertext's length, the tag the
-        // instance's tag length.
+        // instance's tag length (both checked above).
         let rc = unsafe {
             ango_ltc_open(
                 self.st.0,
@@ -318,8 +312,7 @@ impl Backend for LibTomCrypt {
         }
         Ok(Box::new(LtcAead {
             st: State::new(kind, key, tag_len)?,
-            nonce_len,
-            tag_len,
+            lengths: AeadLengths::new(nonce_len, tag_len),
         }))
     }
 

@@ -9,6 +9,7 @@
 //! start-up: such points run in a child process (see [`Backend::child_env`]).
 
 use ango_core::{
+    AeadLengths,
     Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, Provider, Result, Unavailable,
 };
 use foreign_types::ForeignTypeRef;
@@ -134,7 +135,7 @@ struct OsslAead {
     enc: CipherCtx,
     dec: CipherCtx,
     ccm: bool,
-    tag_len: usize,
+    lengths: AeadLengths,
     _cipher: EvpCipher,
 }
 
@@ -171,7 +172,7 @@ impl OsslAead {
             enc: mk(true)?,
             dec: mk(false)?,
             ccm,
-            tag_len,
+            lengths: AeadLengths::new(nonce_len, tag_len),
             _cipher: cipher,
         })
     }
@@ -179,6 +180,7 @@ impl OsslAead {
 
 impl Aead for OsslAead {
     fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
+        self.lengths.seal(NAME, nonce, tag)?;
         let c = &mut self.enc;
         c.encrypt_init(None, None, Some(nonce)).map_err(err)?;
         if self.ccm {
@@ -193,9 +195,6 @@ impl Aead for OsslAead {
         }
         let mut fin = [0u8; 32];
         c.cipher_final(&mut fin).map_err(err)?;
-        if tag.len() != self.tag_len {
-            return Err(err("wrong tag buffer length"));
-        }
         c.tag(tag).map_err(err)
     }
 
@@ -207,10 +206,7 @@ impl Aead for OsslAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        assert_eq!(ct.len(), out.len());
-        if tag.len() != self.tag_len {
-            return Err(Error::AuthFailed);
-        }
+        self.lengths.open(NAME, nonce, ct, tag, out)?;
         let c = &mut self.dec;
         c.decrypt_init(None, None, Some(nonce)).map_err(err)?;
         if self.ccm {

@@ -4,7 +4,7 @@
 //! "auto".
 
 use ango_core::catalog::{AlgorithmId, Make};
-use ango_core::{Aead, Algorithm, Cipher, Entry, Error, Hw, Provider, Result};
+use ango_core::{Aead, AeadLengths, Algorithm, Cipher, Entry, Error, Hw, Provider, Result};
 use ango_prims::aead::{AuthError, ChaCha20Poly1305, XChaCha20Poly1305};
 use ango_prims::aes::{Aes, AesKey};
 use ango_prims::ccm::Ccm;
@@ -56,26 +56,26 @@ enum PrimsAead {
     X(Tuned<XChaCha20Poly1305>),
 }
 
+impl PrimsAead {
+    fn lengths(&self) -> AeadLengths {
+        match self {
+            PrimsAead::Ietf(_) => AeadLengths::new(12, 16),
+            PrimsAead::X(_) => AeadLengths::new(24, 16),
+        }
+    }
+}
+
 impl Aead for PrimsAead {
     fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        if tag.len() != 16 {
-            return Err(err("tag must be 16 bytes"));
-        }
+        self.lengths().seal(NAME, nonce, tag)?;
+        let length = |_| err("nonce length");
         let t = match self {
-            PrimsAead::Ietf(a) => a.get(0, buf.len()).seal(
-                nonce
-                    .try_into()
-                    .map_err(|_| err("nonce must be 12 bytes"))?,
-                aad,
-                buf,
-            ),
-            PrimsAead::X(a) => a.get(0, buf.len()).seal(
-                nonce
-                    .try_into()
-                    .map_err(|_| err("nonce must be 24 bytes"))?,
-                aad,
-                buf,
-            ),
+            PrimsAead::Ietf(a) => a
+                .get(0, buf.len())
+                .seal(nonce.try_into().map_err(length)?, aad, buf),
+            PrimsAead::X(a) => a
+                .get(0, buf.len())
+                .seal(nonce.try_into().map_err(length)?, aad, buf),
         };
         tag.copy_from_slice(&t);
         Ok(())
@@ -89,30 +89,19 @@ impl Aead for PrimsAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
+        self.lengths().open(NAME, nonce, ct, tag, out)?;
         let t: &[u8; 16] = tag.try_into().map_err(|_| Error::AuthFailed)?;
-        if ct.len() != out.len() {
-            return Err(err("ciphertext and output lengths differ"));
-        }
+        let length = |_| err("nonce length");
         // Decrypted from the ciphertext into the output: no copy first.
         match self {
-            PrimsAead::Ietf(a) => a.get(1, ct.len()).open_into(
-                nonce
-                    .try_into()
-                    .map_err(|_| err("nonce must be 12 bytes"))?,
-                aad,
-                ct,
-                t,
-                out,
-            ),
-            PrimsAead::X(a) => a.get(1, ct.len()).open_into(
-                nonce
-                    .try_into()
-                    .map_err(|_| err("nonce must be 24 bytes"))?,
-                aad,
-                ct,
-                t,
-                out,
-            ),
+            PrimsAead::Ietf(a) => {
+                a.get(1, ct.len())
+                    .open_into(nonce.try_into().map_err(length)?, aad, ct, t, out)
+            }
+            PrimsAead::X(a) => {
+                a.get(1, ct.len())
+                    .open_into(nonce.try_into().map_err(length)?, aad, ct, t, out)
+            }
         }
         .map_err(|AuthError| Error::AuthFailed)
     }
@@ -154,15 +143,12 @@ impl Cipher for PrimsChaCha20 {
 struct AesAead {
     gcm: Option<Tuned<Gcm>>,
     ccm: Option<Tuned<Ccm>>,
-    nonce_len: usize,
-    tag_len: usize,
+    lengths: AeadLengths,
 }
 
 impl Aead for AesAead {
     fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        if nonce.len() != self.nonce_len || tag.len() != self.tag_len {
-            return Err(err("nonce or tag length does not match the instance"));
-        }
+        self.lengths.seal(NAME, nonce, tag)?;
         match (&self.gcm, &self.ccm) {
             (Some(g), _) => g.get(0, buf.len()).seal(nonce, aad, buf, tag),
             (_, Some(c)) => {
@@ -183,9 +169,7 @@ impl Aead for AesAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        if nonce.len() != self.nonce_len {
-            return Err(err("nonce length does not match the instance"));
-        }
+        self.lengths.open(NAME, nonce, ct, tag, out)?;
         let r = match (&self.gcm, &self.ccm) {
             // Straight from the ciphertext into the output, as the
             // libraries' own separate-buffer calls do.
@@ -339,8 +323,7 @@ fn aes_aead(
     Ok(Box::new(AesAead {
         gcm: g,
         ccm: c,
-        nonce_len,
-        tag_len,
+        lengths: AeadLengths::new(nonce_len, tag_len),
     }))
 }
 

@@ -26,8 +26,9 @@
 //! ChaCha20 and XChaCha20-Poly1305 have no public API; and ring picks its
 //! code by CPU with no switch, so `--hw off` is not offered.
 
+use crate::{LESS_SAFE_KEY, LESS_SAFE_KEY_LENGTHS};
 use ango_core::{
-    Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, PkAlgorithm, PkBackend, PkKind, PkOp,
+    Aead, AeadLengths, Algorithm, Backend, Cipher, Entry, Error, Hw, PkAlgorithm, PkBackend, PkKind, PkOp,
     Provider, Result, SizeEntry, Unavailable,
 };
 use ring::aead::{Aad, LessSafeKey, Nonce, Tag, UnboundKey};
@@ -46,19 +47,7 @@ pub struct Ring;
 struct RingAead(LessSafeKey);
 
 impl Aead for RingAead {
-    fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        let n =
-            Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce must be 12 bytes"))?;
-        if tag.len() != 16 {
-            return Err(err("ring's tags are 16 bytes"));
-        }
-        let t = self
-            .0
-            .seal_in_place_separate_tag(n, Aad::from(aad), buf)
-            .map_err(|_| err("encryption failed"))?;
-        tag.copy_from_slice(t.as_ref());
-        Ok(())
-    }
+    less_safe_key_seal!();
 
     fn open(
         &mut self,
@@ -68,8 +57,8 @@ impl Aead for RingAead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        let n =
-            Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce must be 12 bytes"))?;
+        LESS_SAFE_KEY.open(NAME, nonce, ct, tag, out)?;
+        let n = Nonce::try_assume_unique_for_key(nonce).map_err(|_| err("nonce length"))?;
         let t = Tag::try_from(tag).map_err(|_| Error::AuthFailed)?;
         // In place: the copy is what a caller holding the ciphertext pays.
         out.copy_from_slice(ct);
@@ -187,11 +176,7 @@ impl Backend for Ring {
             Algorithm::ChaCha20Poly1305 => &ring::aead::CHACHA20_POLY1305,
             _ => return Err(err(format!("{algo} is not an AEAD of ring"))),
         };
-        if (nonce_len, tag_len) != (12, 16) {
-            return Err(err(format!(
-                "ring's {algo} takes only a 12-byte nonce and a 16-byte tag"
-            )));
-        }
+        AeadLengths::fixed(NAME, algo, (nonce_len, tag_len), LESS_SAFE_KEY_LENGTHS)?;
         let k = UnboundKey::new(alg, key).map_err(|_| err(format!("{algo}: bad key length")))?;
         Ok(Box::new(RingAead(LessSafeKey::new(k))))
     }

@@ -16,6 +16,7 @@ use aes::cipher::{
 use aes::{Aes128, Aes256};
 use aes_gcm::aead::AeadInPlace;
 use ango_core::{
+    AeadLengths,
     Aead, Algorithm, Backend, Cipher, Entry, Error, Hw, Provider, Result, Unavailable,
 };
 
@@ -31,15 +32,12 @@ provider_errors!(NAME);
 /// Any RustCrypto `AeadInPlace` with fixed nonce and tag sizes.
 struct RcAead<A> {
     inner: A,
-    nonce_len: usize,
-    tag_len: usize,
+    lengths: AeadLengths,
 }
 
 impl<A: AeadInPlace> Aead for RcAead<A> {
     fn seal(&mut self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]) -> Result<()> {
-        if nonce.len() != self.nonce_len || tag.len() != self.tag_len {
-            return Err(err("nonce or tag length does not match the instance"));
-        }
+        self.lengths.seal(NAME, nonce, tag)?;
         let t = self
             .inner
             .encrypt_in_place_detached(GenericArray::from_slice(nonce), aad, buf)
@@ -56,12 +54,7 @@ impl<A: AeadInPlace> Aead for RcAead<A> {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        if nonce.len() != self.nonce_len {
-            return Err(err("nonce length does not match the instance"));
-        }
-        if tag.len() != self.tag_len {
-            return Err(Error::AuthFailed);
-        }
+        self.lengths.open(NAME, nonce, ct, tag, out)?;
         // The API decrypts in place: the copy into `out` is part of the cost.
         out.copy_from_slice(ct);
         self.inner
@@ -78,8 +71,7 @@ impl<A: AeadInPlace> Aead for RcAead<A> {
 fn boxed<A: AeadInPlace + 'static>(inner: A, nonce_len: usize, tag_len: usize) -> Box<dyn Aead> {
     Box::new(RcAead {
         inner,
-        nonce_len,
-        tag_len,
+        lengths: AeadLengths::new(nonce_len, tag_len),
     })
 }
 

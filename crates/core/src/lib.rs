@@ -38,4 +38,4 @@ pub use records::{Record, Records};
 pub use stats::Stats;
 pub use suite::SuiteId;
 pub use tls_records::{SuiteOffer, TlsBulkRecord, TlsPolicyRecord, TlsRecordsRecord};
-pub use traits::{Aead, Backend, BlockOps, Cipher, Unavailable};
+pub use traits::{Aead, AeadLengths, Backend, BlockOps, Cipher, Unavailable};

@@ -2,7 +2,7 @@
 //! library wrapper is an implementation like any other).
 
 use crate::algo::{Algorithm, Hw};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// A keyed AEAD instance. The key schedule is done once, at construction;
 /// every call is one complete operation on one message.
@@ -21,6 +21,93 @@ pub trait Aead {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()>;
+}
+
+/// The nonce and tag lengths an AEAD instance was made for, and the one
+/// check of a call's buffers that every provider's adapter makes first
+/// (the FFI adapters' safety rests on it: after it, every buffer has the
+/// length the library will read or write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AeadLengths {
+    pub nonce: usize,
+    pub tag: usize,
+}
+
+impl AeadLengths {
+    pub const fn new(nonce: usize, tag: usize) -> AeadLengths {
+        AeadLengths { nonce, tag }
+    }
+
+    /// For a library whose `algo` takes one nonce and tag length
+    /// (`fixed`): the instance's lengths when `asked` are those, else the
+    /// error that names them.
+    pub fn fixed(
+        backend: &'static str,
+        algo: Algorithm,
+        asked: (usize, usize),
+        fixed: (usize, usize),
+    ) -> Result<AeadLengths> {
+        if asked != fixed {
+            return Err(Error::Backend {
+                backend,
+                message: format!(
+                    "{backend}'s {algo} takes only a {}-byte nonce and a {}-byte tag",
+                    fixed.0, fixed.1
+                ),
+            });
+        }
+        Ok(AeadLengths::new(fixed.0, fixed.1))
+    }
+
+    /// Before a seal: a nonce or tag buffer of another length is the
+    /// caller's error.
+    pub fn seal(self, backend: &'static str, nonce: &[u8], tag: &[u8]) -> Result<()> {
+        if nonce.len() != self.nonce || tag.len() != self.tag {
+            return Err(self.mismatch(backend, nonce.len(), tag.len()));
+        }
+        Ok(())
+    }
+
+    /// Before an open: a nonce of another length, or an output that is not
+    /// the ciphertext's length, is the caller's error; a tag of another
+    /// length fails authentication (a truncated tag is a forgery, as
+    /// Wycheproof's invalid cases expect).
+    pub fn open(
+        self,
+        backend: &'static str,
+        nonce: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &[u8],
+    ) -> Result<()> {
+        if nonce.len() != self.nonce {
+            return Err(self.mismatch(backend, nonce.len(), self.tag));
+        }
+        if out.len() != ct.len() {
+            return Err(Error::Backend {
+                backend,
+                message: format!(
+                    "the output ({} bytes) must have the ciphertext's length ({} bytes)",
+                    out.len(),
+                    ct.len()
+                ),
+            });
+        }
+        if tag.len() != self.tag {
+            return Err(Error::AuthFailed);
+        }
+        Ok(())
+    }
+
+    fn mismatch(self, backend: &'static str, nonce: usize, tag: usize) -> Error {
+        Error::Backend {
+            backend,
+            message: format!(
+                "this instance takes a {}-byte nonce and a {}-byte tag, not {nonce} and {tag}",
+                self.nonce, self.tag
+            ),
+        }
+    }
 }
 
 /// A keyed unauthenticated cipher (ECB, CTR, ChaCha20).
@@ -111,4 +198,34 @@ pub trait Backend: Sync {
 
     /// A keyed cipher.
     fn cipher(&self, algo: Algorithm, key: &[u8]) -> Result<Box<dyn Cipher>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_other_than_the_instance_are_refused_and_a_short_tag_is_a_forgery() {
+        let l = AeadLengths::new(12, 16);
+        assert!(l.seal("x", &[0; 12], &[0; 16]).is_ok());
+        let e = l.seal("x", &[0; 8], &[0; 16]).unwrap_err().to_string();
+        assert!(
+            e.contains("12-byte nonce and a 16-byte tag, not 8 and 16"),
+            "{e}"
+        );
+        assert!(l.seal("x", &[0; 12], &[0; 12]).is_err());
+        assert!(l.open("x", &[0; 12], &[0; 5], &[0; 16], &[0; 5]).is_ok());
+        assert!(matches!(
+            l.open("x", &[0; 12], &[0; 5], &[0; 15], &[0; 5]),
+            Err(Error::AuthFailed)
+        ));
+        assert!(matches!(
+            l.open("x", &[0; 24], &[0; 5], &[0; 16], &[0; 5]),
+            Err(Error::Backend { .. })
+        ));
+        let e = l
+            .open("x", &[0; 12], &[0; 5], &[0; 16], &[0; 4])
+            .unwrap_err();
+        assert!(e.to_string().contains("ciphertext's length"), "{e}");
+    }
 }
