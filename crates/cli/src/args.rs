@@ -438,6 +438,14 @@ impl TlsArgs {
     pub fn spec(&self, run_id: &str) -> Result<ango_tls::run::TlsSpec> {
         use ango_core::PkAlgorithm;
         use ango_tls::run;
+        let bulk_only = self.bulk_only();
+        if !bulk_only.is_empty() {
+            return Err(Error::usage(format!(
+                "{} apply to --bulk SIZE only (e.g. --bulk 64MiB); the handshake matrix takes \
+                 --groups, --server-sig, --ca-sig and --handshakes",
+                bulk_only.join(", ")
+            )));
+        }
         let algos = |flag: &str,
                      s: Option<&str>,
                      default: &[PkAlgorithm],
@@ -508,7 +516,7 @@ impl TlsArgs {
         let client_stacks = stacks("--client-stack", &self.client_stack)?;
         let server_stacks = stacks("--server-stack", &self.server_stack)?;
         ango_report::export::Format::parse(&self.format)?;
-        Ok(run::TlsSpec {
+        let spec = run::TlsSpec {
             run_id: run_id.to_string(),
             groups,
             server_sigs,
@@ -528,7 +536,9 @@ impl TlsArgs {
                     ))
                 })?),
             },
-        })
+        };
+        check_tls_matrix(&spec)?;
+        Ok(spec)
     }
 
     /// The link options (`--rtt` defaulting to `default_rtt`, `--jitter`,
@@ -674,7 +684,7 @@ impl PkArgs {
             None => pk::DEFAULT_MAX_SECONDS,
         };
         ango_report::export::Format::parse(&self.format)?;
-        Ok(pk::PkSpec {
+        let spec = pk::PkSpec {
             run_id: run_id.to_string(),
             algorithms,
             providers,
@@ -687,8 +697,68 @@ impl PkArgs {
                 Some(m) => parse_multi(m, None)?,
                 None => Vec::new(),
             },
-        })
+        };
+        check_pk_plan(&spec)?;
+        Ok(spec)
     }
+}
+
+/// A handshake matrix must have a combination the chosen stacks can run:
+/// the error says why none can, and what rustls offers.
+fn check_tls_matrix(spec: &ango_tls::run::TlsSpec) -> Result<()> {
+    if ango_study::tls::combinations(spec) > 0 {
+        return Ok(());
+    }
+    let why = spec
+        .client_stacks
+        .iter()
+        .flat_map(|&c| spec.server_stacks.iter().map(move |&s| (c, s)))
+        .find_map(|(c, s)| {
+            ango_tls::run::unsupported(c, s, spec.groups[0], spec.server_sigs[0], spec.ca_sigs[0])
+        })
+        .unwrap_or_default();
+    Err(Error::usage(format!(
+        "nothing in this request can run: {why}; rustls offers x25519, ml-kem-768, \
+         ml-kem-1024 and x25519mlkem768 with rsa, p-256, ed25519 and ml-dsa certificates, and \
+         (with --client-stack rustls --server-stack rustls) MAYO, CROSS and the UOV variants \
+         whose keys fit its 64 KiB handshake messages"
+    )))
+}
+
+/// A public-key request must leave something to measure: the error says
+/// why nothing is (no backend has the pair, or no operation applies).
+fn check_pk_plan(spec: &ango_study::pk::PkSpec) -> Result<()> {
+    let plan = spec.plan()?;
+    if plan.points() > 0 {
+        return Ok(());
+    }
+    let ops_apply = spec
+        .algorithms
+        .iter()
+        .any(|x| x.ops().iter().any(|o| spec.ops.contains(o)));
+    if ops_apply {
+        let why: Vec<String> = plan
+            .skip
+            .iter()
+            .map(|(b, x, r)| format!("{b} {x}: {r}"))
+            .collect();
+        return Err(Error::usage(format!(
+            "nothing to measure: {}; valid backends per algorithm: see `ango list`",
+            why.join("; ")
+        )));
+    }
+    let has: Vec<String> = spec
+        .algorithms
+        .iter()
+        .map(|x| {
+            let ops: Vec<&str> = x.ops().iter().map(|o| o.name()).collect();
+            format!("{x}: {}", ops.join(", "))
+        })
+        .collect();
+    Err(Error::usage(format!(
+        "none of --ops applies to the chosen algorithms; valid: {}",
+        has.join("; ")
+    )))
 }
 
 #[derive(Args, Debug)]

@@ -5,9 +5,9 @@ use crate::ct_cmd::ct_cmd;
 use crate::driver::*;
 use crate::list_cmd::{env_cmd, list};
 use crate::run_cmd::{run, tune_cmd, Mode};
-use crate::sink::{ParentSink, EVENTS, PK_SAMPLES};
+use crate::sink::{EVENTS, PK_SAMPLES};
 use crate::verify_cmd::*;
-use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
+use ango_core::results::{ResultsDir, ENV, REPORT};
 use ango_core::{EnvInfo, Error, PkSamples, Result, SpeedRecord};
 use ango_report::compare::{self, Selector};
 use ango_report::data::ReportData;
@@ -63,176 +63,41 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
     if a.bulk.is_some() {
         return crate::tls_bulk::tls_bulk_cmd(a);
     }
-    let bulk_only = a.bulk_only();
-    if !bulk_only.is_empty() {
-        return Err(Error::usage(format!(
-            "{} apply to --bulk SIZE only (e.g. --bulk 64MiB); the handshake matrix takes \
-             --groups, --server-sig, --ca-sig and --handshakes",
-            bulk_only.join(", ")
-        )));
-    }
-    let (ts, _date) = utc_now();
-    let host = ango_harness::env::hostname();
-    let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
+    let run_id = new_run_id();
     let spec = a.spec(&run_id)?;
-    if ango_study::tls::combinations(&spec) == 0 {
-        let why = spec
-            .client_stacks
-            .iter()
-            .flat_map(|&c| spec.server_stacks.iter().map(move |&s| (c, s)))
-            .find_map(|(c, s)| {
-                ango_tls::run::unsupported(
-                    c,
-                    s,
-                    spec.groups[0],
-                    spec.server_sigs[0],
-                    spec.ca_sigs[0],
-                )
-            })
-            .unwrap_or_default();
-        return Err(Error::usage(format!(
-            "nothing in this request can run: {why}; rustls offers x25519, ml-kem-768, \
-             ml-kem-1024 and x25519mlkem768 with rsa, p-256, ed25519 and ml-dsa certificates, and \
-             (with --client-stack rustls --server-stack rustls) MAYO, CROSS and the UOV variants \
-             whose keys fit its 64 KiB handshake messages"
-        )));
-    }
     let format = Format::parse(&a.format)?;
-    if connect.is_none() {
-        lab_needs_root(spec.loopback)?;
-    }
-    let dir = match &a.out {
-        Some(p) => Some(ResultsDir::create_new(p)?),
-        None => None,
-    };
-    install_interrupt_handler();
-    let env = capture_env(&run_id);
-    if let Some(d) = &dir {
-        d.write_json(ENV, &env)?;
-    }
-    let started = std::time::Instant::now();
-    let mut sink = ParentSink::new(dir, 0);
-    let interrupted = match &connect {
-        Some(to) => ango_study::tls::run_connect(&spec, to, &mut sink)?,
+    let suite: Box<dyn Suite> = match connect {
+        Some(to) => Box::new(ango_study::TlsConnect { spec, to }),
         None => {
-            clean_stale_labs();
-            let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec.clone())];
-            let o = run_suites(&suites, &mut sink, &run_id, false)?;
-            if let Some(e) = o.error {
-                return Err(e);
-            }
-            o.interrupted
+            lab_needs_root(spec.loopback)?;
+            Box::new(spec)
         }
     };
-    let data = report_data(Some(env), &sink, interrupted);
-    if let Some(d) = &sink.dir {
-        write_presentation(d, &data)?;
-    }
-    print!(
-        "{}",
-        ango_report::suites::render(&data, format, &Style::default())
-    );
-    let records = &data.records.tls;
-    esay!(
-        "ango: {} combinations in {:.1} s",
-        records.len(),
-        started.elapsed().as_secs_f64()
-    );
-    if interrupted {
-        esay!(
-            "ango: interrupted; the {} combinations measured so far are kept",
-            records.len()
-        );
-        return Ok(130);
-    }
-    Ok(if records.iter().any(|r| r.failures > 0) {
-        1
-    } else {
-        0
+    let done = execute(Job::new(run_id, Out::given(&a.out), vec![suite], format))?;
+    // A combination whose handshakes failed fails the command.
+    Ok(match done.code {
+        0 if done.data.records.tls.iter().any(|r| r.failures > 0) => 1,
+        c => c,
     })
 }
 
 fn pk_cmd(a: &PkArgs) -> Result<i32> {
-    let (ts, _date) = utc_now();
-    let host = ango_harness::env::hostname();
-    let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
+    let run_id = new_run_id();
     let spec = a.spec(&run_id)?;
     let format = Format::parse(&a.format)?;
-    let plan = spec.plan()?;
-    let ops_apply = spec
-        .algorithms
-        .iter()
-        .any(|x| x.ops().iter().any(|o| spec.ops.contains(o)));
-    if plan.points() == 0 {
-        if ops_apply {
-            let why: Vec<String> = plan
-                .skip
-                .iter()
-                .map(|(b, x, r)| format!("{b} {x}: {r}"))
-                .collect();
-            return Err(Error::usage(format!(
-                "nothing to measure: {}; valid backends per algorithm: see `ango list`",
-                why.join("; ")
-            )));
-        }
-        let has: Vec<String> = spec
-            .algorithms
-            .iter()
-            .map(|x| {
-                format!(
-                    "{x}: {}",
-                    x.ops()
-                        .iter()
-                        .map(|o| o.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-            .collect();
-        return Err(Error::usage(format!(
-            "none of --ops applies to the chosen algorithms; valid: {}",
-            has.join("; ")
-        )));
-    }
-    let dir = match &a.out {
-        Some(p) => Some(ResultsDir::create_new(p)?),
-        None => None,
+    let job = Job {
+        // `--multi 1`: one worker, pinned.
+        pin: match spec.multi.as_slice() {
+            &[cpu] => Some(cpu),
+            _ => None,
+        },
+        ..Job::new(run_id, Out::given(&a.out), vec![Box::new(spec)], format)
     };
-    install_interrupt_handler();
-    let mut env = capture_env(&run_id);
-    // `--multi 1`: one worker, pinned.
-    if let &[cpu] = spec.multi.as_slice() {
-        ango_harness::affinity::pin(cpu)
-            .map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
-        env.pinned_cpu = Some(cpu);
+    let done = execute(job)?;
+    if let Some(d) = &done.dir {
+        esay!("ango: per-call times in {}", d.join(PK_SAMPLES).display());
     }
-    if let Some(d) = &dir {
-        d.write_json(ENV, &env)?;
-        esay!(
-            "ango: writing {} ({} points planned)",
-            d.path.display(),
-            plan.points()
-        );
-    }
-    let started = std::time::Instant::now();
-    let mut sink = ParentSink::new(dir, plan.points());
-    let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
-    let outcome = run_suites(&suites, &mut sink, &run_id, false)?;
-    let (code, _) = finish_run(env, &sink, outcome, format, &Style::default(), None)?;
-    esay!(
-        "ango: {} public-key points in {:.1} s",
-        sink.records.pk.len(),
-        started.elapsed().as_secs_f64()
-    );
-    if let Some(d) = &sink.dir {
-        esay!(
-            "ango: records in {}, per-call times in {}, report: {}",
-            d.path.join(RESULTS).display(),
-            d.path.join(PK_SAMPLES).display(),
-            d.path.join(REPORT).display()
-        );
-    }
-    Ok(code)
+    Ok(done.code)
 }
 
 /// `ango report DIR`: the page and findings rebuilt from the directory's

@@ -5,12 +5,11 @@
 //! L1d; seed 002's findings checked here.
 
 use crate::args::{list, parse_num, CyclesArgs};
-use crate::sink::ParentSink;
+use crate::driver::{execute, new_run_id, Job, Out};
 use ango_core::algo::names;
 use ango_core::{Algorithm, Error, Hw, Result};
-use ango_report::export::{Format, Style};
+use ango_report::export::Format;
 use ango_study::cycles::{default_algorithms, CyclesSpec, Plan};
-use ango_study::Suite;
 
 impl CyclesArgs {
     /// Check every option; nothing is written before this succeeds.
@@ -91,22 +90,14 @@ impl CyclesArgs {
 pub fn cycles_cmd(a: &CyclesArgs) -> Result<i32> {
     let spec = a.spec()?;
     let format = Format::parse(&a.format)?;
-    let run_id = crate::driver::new_run_id();
-    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
-    let cycle_label = if env.cycle_source == "tsc" {
-        "TSC cycles"
-    } else {
-        "cycles"
-    };
-    let style = Style {
-        cycle_label: cycle_label.into(),
-        ..Style::default()
-    };
     let blocked = spec.not_measured();
-    let mut sink = ParentSink::new(dir, spec.points()?);
-    let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
-    let outcome = crate::driver::run_suites(&suites, &mut sink, &run_id, false)?;
-    let (code, _) = crate::driver::finish_run(env, &sink, outcome, format, &style, None)?;
+    let job = Job::new(
+        new_run_id(),
+        Out::given(&a.out),
+        vec![Box::new(spec)],
+        format,
+    );
+    let code = execute(job)?.code;
     if let (Format::Table, Some(l)) = (format, blocked) {
         say!("  {l}");
     }

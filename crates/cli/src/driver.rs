@@ -91,6 +91,206 @@ pub(crate) fn start_run(
     Ok((dir, env))
 }
 
+/// Where a measuring command writes its results directory.
+pub(crate) enum Out {
+    /// Nowhere: the records go to stdout only.
+    None,
+    /// `--out DIR` (made new; an existing directory is refused).
+    Given(std::path::PathBuf),
+    /// `ango-results/<date>-<host>` (`ango run` without `--out`).
+    Default,
+}
+
+impl Out {
+    pub(crate) fn given(p: &Option<std::path::PathBuf>) -> Out {
+        match p {
+            Some(p) => Out::Given(p.clone()),
+            None => Out::None,
+        }
+    }
+}
+
+/// ango's `auto` variants to choose for this CPU before anything is
+/// timed.
+pub(crate) struct Tune {
+    pub algorithms: Vec<ango_core::Algorithm>,
+    pub quick: bool,
+    /// `--no-tune`: keep the feature flags' default.
+    pub off: bool,
+}
+
+/// A measuring command once its options are checked: the suites it runs
+/// and how. [`execute`] does the rest, the same way for every command.
+pub(crate) struct Job {
+    pub run_id: String,
+    pub out: Out,
+    pub suites: Vec<Box<dyn Suite>>,
+    /// The CPU the whole run is pinned to (`--cpu`, `--multi 1`).
+    pub pin: Option<usize>,
+    pub tune: Option<Tune>,
+    /// Watch the machine's noise over the run (env.json's `noise`).
+    pub noise: bool,
+    /// `ango run`: a suite that fails is said and the next one runs.
+    pub keep_going: bool,
+    pub format: Format,
+    /// How the records are shown; its cycle label and note come from the
+    /// run's cycle source.
+    pub style: ango_report::export::Style,
+    /// stdout shows only this suite's records (the report has them all).
+    pub only: Option<SuiteId>,
+}
+
+impl Job {
+    /// A job of one command's suites: no pinning, tuning or noise watch,
+    /// stopping at the first suite that fails, every record on stdout.
+    pub(crate) fn new(
+        run_id: String,
+        out: Out,
+        suites: Vec<Box<dyn Suite>>,
+        format: Format,
+    ) -> Job {
+        Job {
+            run_id,
+            out,
+            suites,
+            pin: None,
+            tune: None,
+            noise: false,
+            keep_going: false,
+            format,
+            style: ango_report::export::Style {
+                variant_providers: variant_providers(),
+                ..Default::default()
+            },
+            only: None,
+        }
+    }
+}
+
+/// How a job ended.
+pub(crate) struct Done {
+    pub code: i32,
+    pub data: ReportData,
+    /// The seconds each suite took.
+    pub seconds: Vec<ango_core::record::SuiteTime>,
+    pub dir: Option<std::path::PathBuf>,
+}
+
+/// Runs a job: the results directory (made new) and env.json, the Ctrl-C
+/// handler, pinning, the noise watch, the tuning of `auto`, the suites
+/// through the one driver loop into the one writer, the presentation
+/// beside the records, stdout and the exit status.
+pub(crate) fn execute(job: Job) -> Result<Done> {
+    let mut total = 0;
+    for s in &job.suites {
+        total += s.points()?;
+    }
+    let dir = match &job.out {
+        Out::None => None,
+        Out::Given(p) => Some(ResultsDir::create_new(p)?),
+        Out::Default => {
+            let (_, date) = utc_now();
+            Some(ResultsDir::create_default(
+                std::path::Path::new("ango-results"),
+                &date,
+                &ango_harness::env::hostname(),
+            )?)
+        }
+    };
+    install_interrupt_handler();
+    if let Some(cpu) = job.pin {
+        ango_harness::affinity::pin(cpu)
+            .map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
+    }
+    let mut env = capture_env(&job.run_id);
+    env.pinned_cpu = job.pin;
+    let noise = job.noise.then(ango_harness::noise::NoiseWatch::start);
+    env.noise = noise.as_ref().map(|n| n.so_far());
+    if let Some(d) = &dir {
+        d.write_json(ENV, &env)?;
+        esay!(
+            "ango: writing {} ({total} points planned)",
+            d.path.display()
+        );
+    }
+    if let Some(t) = job.tune.as_ref().filter(|t| !t.algorithms.is_empty()) {
+        match tune_for_run(t)? {
+            Some(v) => {
+                env.tuning = Some(v);
+                if let Some(d) = &dir {
+                    d.write_json(ENV, &env)?;
+                }
+            }
+            None => {
+                esay!("ango: interrupted while tuning; nothing was measured");
+                return Ok(Done {
+                    code: 130,
+                    data: ReportData::default(),
+                    seconds: Vec::new(),
+                    dir: dir.map(|d| d.path),
+                });
+            }
+        }
+    }
+    let mut style = job.style;
+    if env.cycle_source == "tsc" {
+        style.cycle_label = "TSC cycles".into();
+        style.cycle_note = Some(env.cycle_source_note.clone());
+    }
+    let started = std::time::Instant::now();
+    let mut sink = ParentSink::new(dir, total);
+    let outcome = run_suites(&job.suites, &mut sink, &job.run_id, job.keep_going)?;
+    if let Some(n) = noise {
+        env.noise = Some(n.finish());
+    }
+    let seconds = outcome.seconds.clone();
+    let (code, data) = finish_run(env, &sink, outcome, job.format, &style, job.only)?;
+    esay!(
+        "ango: {} points in {:.1} s{}",
+        data.records.len(),
+        started.elapsed().as_secs_f64(),
+        match &sink.dir {
+            Some(d) => format!(
+                "; records in {}, report: {}",
+                d.path.join(RESULTS).display(),
+                d.path.join(REPORT).display()
+            ),
+            None => String::new(),
+        }
+    );
+    Ok(Done {
+        code,
+        data,
+        seconds,
+        dir: sink.dir.map(|d| d.path),
+    })
+}
+
+/// Tune `auto` for the job's algorithms (cache first), saying what it
+/// does; the tuning as env.json holds it, or None when Ctrl-C stopped it.
+/// With `--no-tune` nothing is measured and `auto` keeps the feature
+/// flags' default.
+fn tune_for_run(t: &Tune) -> Result<Option<serde_json::Value>> {
+    if t.off {
+        ango_backends::prims::set_auto_table(None);
+        return Ok(Some(serde_json::json!({
+            "source": "features",
+            "summary": "--no-tune: auto runs the variant the CPU's feature flags pick, at every size",
+        })));
+    }
+    let opts = ango_study::tune::TuneOptions {
+        algorithms: t.algorithms.clone(),
+        quick: t.quick,
+        fresh: false,
+        cache: true,
+    };
+    let tuning = ango_study::tune::prepare(&opts, &mut |m| esay!("ango: {m}"))?;
+    Ok(tuning.map(|t| {
+        esay!("ango: auto variants {}", t.summary);
+        serde_json::to_value(&t).expect("a tuning serialises")
+    }))
+}
+
 /// The lab's namespaces need root; `--loopback` does not.
 pub(crate) fn lab_needs_root(loopback: bool) -> Result<()> {
     // SAFETY: geteuid has no preconditions.

@@ -3,15 +3,12 @@
 
 use crate::args::{PkArgs, RunArgs, SpeedArgs, TlsArgs};
 use crate::driver::*;
-use crate::sink::ParentSink;
-use ango_core::results::{utc_now, ResultsDir, ENV, REPORT, RESULTS};
 
 use ango_core::{Algorithm, AlgorithmId, Error, Result};
 use ango_report::export::{Format, Style};
 use ango_report::Unit;
 use ango_study::speed::SpeedSpec;
 use ango_study::Suite;
-use std::path::Path;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -43,9 +40,7 @@ pub(crate) const LATENCY_RUN_SIZES: &str = "0:4096:64";
 
 pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Result<i32> {
     let is_run = mode == Mode::Run;
-    let (ts, date) = utc_now();
-    let host = ango_harness::env::hostname();
-    let run_id = format!("{}-{}", ts.replace([':', '-'], ""), host);
+    let run_id = new_run_id();
     // Validate everything before anything is written.
     let mut spec: SpeedSpec = match mode {
         Mode::Latency => a.latency_spec(&run_id)?,
@@ -273,115 +268,66 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
         }
     }
     suites.extend(later);
-    let mut total = 0;
-    for s in &suites {
-        total += s.points()?;
-    }
-    let dir = match (&a.out, is_run) {
-        (Some(p), _) => Some(ResultsDir::create_new(p)?),
-        (None, true) => Some(ResultsDir::create_default(
-            Path::new("ango-results"),
-            &date,
-            &host,
-        )?),
-        (None, false) => None,
-    };
-    install_interrupt_handler();
-    let pinned = match &a.cpu {
-        Some(c) => {
-            let cpu = crate::args::parse_cpu(c)?;
-            ango_harness::affinity::pin(cpu)
-                .map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
-            Some(cpu)
-        }
+    let pin = match &a.cpu {
+        Some(c) => Some(crate::args::parse_cpu(c)?),
         // `--multi 1`: one worker, pinned like `--cpu`.
         None => match spec.multi.as_slice() {
-            &[cpu] => {
-                ango_harness::affinity::pin(cpu)
-                    .map_err(|e| Error::io(format!("cannot pin to CPU {cpu}"), e))?;
-                Some(cpu)
-            }
+            &[cpu] => Some(cpu),
             _ => None,
         },
     };
-    let mut env = capture_env(&run_id);
-    env.pinned_cpu = pinned;
-    let noise = ango_harness::noise::NoiseWatch::start();
-    env.noise = Some(noise.so_far());
-    if let Some(d) = &dir {
-        d.write_json(ENV, &env)?;
-        esay!(
-            "ango: writing {} ({} points planned)",
-            d.path.display(),
-            total
-        );
-    }
-    // Chosen for this CPU before anything is timed.
-    if !auto_algos.is_empty() {
-        match tune_for_run(&auto_algos, a.quick, a.no_tune)? {
-            Some(t) => {
-                env.tuning = Some(t);
-                if let Some(d) = &dir {
-                    d.write_json(ENV, &env)?;
-                }
-            }
-            None => {
-                esay!("ango: interrupted while tuning; nothing was measured");
-                return Ok(130);
-            }
-        }
-    }
-    let cycle_label = if env.cycle_source == "tsc" {
-        "TSC cycles"
-    } else {
-        "cycles"
-    };
-    let mut sink = ParentSink::new(dir, total);
-    let outcome = run_suites(&suites, &mut sink, &run_id, is_run)?;
-    env.noise = Some(noise.finish());
-    let style = Style {
-        unit: Some(unit),
-        cycle_label: cycle_label.into(),
-        cycle_note: (env.cycle_source == "tsc").then(|| env.cycle_source_note.clone()),
-        table_findings: mode != Mode::Speed,
-        variant_providers: variant_providers(),
-    };
-    let seconds = outcome.seconds.clone();
-    let (code, data) = finish_run(env, &sink, outcome, format, &style, None)?;
+    let done = execute(Job {
+        run_id,
+        out: match (&a.out, is_run) {
+            (Some(p), _) => Out::Given(p.clone()),
+            (None, true) => Out::Default,
+            (None, false) => Out::None,
+        },
+        suites,
+        pin,
+        tune: Some(Tune {
+            algorithms: auto_algos,
+            quick: a.quick,
+            off: a.no_tune,
+        }),
+        noise: true,
+        keep_going: is_run,
+        format,
+        style: Style {
+            unit: Some(unit),
+            table_findings: mode != Mode::Speed,
+            variant_providers: variant_providers(),
+            ..Style::default()
+        },
+        only: None,
+    })?;
     if let (Format::Table, Some(l)) = (format, &cycles_blocked) {
         print!("{}", ango_report::formats::fit(&format!("  {l}\n")));
     }
     // `ango run` ends with the verdicts on the seeds' claims.
-    if is_run && format == Format::Table {
+    if is_run && format == Format::Table && done.code != 130 {
         print!(
             "{}",
             ango_report::formats::fit(&ango_report::summary::text(
-                &ango_report::suites::findings(&data),
+                &ango_report::suites::findings(&done.data),
                 100
             ))
         );
     }
     if is_run {
-        let parts: Vec<String> = seconds
+        let parts: Vec<String> = done
+            .seconds
             .iter()
             .map(|t| format!("{} {:.0} s", t.suite, t.seconds))
             .collect();
-        let total: f64 = seconds.iter().map(|t| t.seconds).sum();
+        let total: f64 = done.seconds.iter().map(|t| t.seconds).sum();
         esay!(
             "ango: time per suite: {}; {:.1} min in all",
             parts.join(", "),
             total / 60.0
         );
     }
-    if let Some(d) = &sink.dir {
-        esay!(
-            "ango: {} points in {}; report: {}",
-            sink.records.len(),
-            d.path.join(RESULTS).display(),
-            d.path.join(REPORT).display()
-        );
-    }
-    Ok(code)
+    Ok(done.code)
 }
 
 /// Bytes and repeats of the run's bulk measurement (`--quick`: fewer).
@@ -453,35 +399,6 @@ pub(crate) fn auto_algorithms(planned: &[&ango_study::speed::Planned]) -> Vec<Al
         }
     }
     v
-}
-
-/// Tune `auto` for `algos` (cache first), saying what it does; the
-/// tuning as env.json holds it, or None when Ctrl-C stopped it. With
-/// `--no-tune` nothing is measured and `auto` keeps the feature flags'
-/// default.
-pub(crate) fn tune_for_run(
-    algos: &[Algorithm],
-    quick: bool,
-    no_tune: bool,
-) -> Result<Option<serde_json::Value>> {
-    if no_tune {
-        ango_backends::prims::set_auto_table(None);
-        return Ok(Some(serde_json::json!({
-            "source": "features",
-            "summary": "--no-tune: auto runs the variant the CPU's feature flags pick, at every size",
-        })));
-    }
-    let opts = ango_study::tune::TuneOptions {
-        algorithms: algos.to_vec(),
-        quick,
-        fresh: false,
-        cache: true,
-    };
-    let t = ango_study::tune::prepare(&opts, &mut |m| esay!("ango: {m}"))?;
-    Ok(t.map(|t| {
-        esay!("ango: auto variants {}", t.summary);
-        serde_json::to_value(&t).expect("a tuning serialises")
-    }))
 }
 
 /// `ango tune`: measure (or, with `--cached`, read back) the choice of

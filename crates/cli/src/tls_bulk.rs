@@ -2,8 +2,8 @@
 //! each endpoint in its own process under its own hardware setting.
 
 use crate::args::{parse_num, TlsArgs};
+use crate::driver::{execute, Job, Out};
 use ango_core::{Error, Hw, Result};
-use ango_study::Suite;
 use ango_tls::bulk::{self, BulkSpec};
 use std::time::Duration;
 
@@ -154,17 +154,6 @@ pub fn tls_bulk_cmd(a: &TlsArgs) -> Result<i32> {
     let spec = a.bulk_spec(&run_id)?;
     let format = ango_report::export::Format::parse(&a.format)?;
     crate::driver::lab_needs_root(spec.loopback)?;
-    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
-    let started = std::time::Instant::now();
-    let mut sink = crate::sink::ParentSink::new(dir, spec.points()?);
-    let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
-    let outcome = crate::driver::run_suites(&suites, &mut sink, &run_id, false)?;
-    let style = ango_report::export::Style::default();
-    let code = crate::driver::finish_run(env, &sink, outcome, format, &style, None)?.0;
-    esay!(
-        "ango: {} points in {:.1} s",
-        sink.records.tls_bulk.len(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok(code)
+    let job = Job::new(run_id, Out::given(&a.out), vec![Box::new(spec)], format);
+    Ok(execute(job)?.code)
 }

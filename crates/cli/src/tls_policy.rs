@@ -4,6 +4,7 @@
 //! run's).
 
 use crate::args::{parse_num, TlsPolicyArgs};
+use crate::driver::{execute, Job, Out};
 use crate::tls_bulk::parse_byte_size;
 use ango_core::results::ResultsDir;
 use ango_core::{Error, Hw, Result, TlsBulkRecord};
@@ -138,16 +139,11 @@ pub fn tls_policy_cmd(a: &TlsPolicyArgs) -> Result<i32> {
         Costs::None => seed004::Costs::None,
     };
     suites.push(Box::new(seed004::PolicySuite { spec, costs }));
-    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
-    let mut total = 0;
-    for s in &suites {
-        total += s.points()?;
-    }
-    let mut sink = crate::sink::ParentSink::new(dir, total);
-    let outcome = crate::driver::run_suites(&suites, &mut sink, &run_id, false)?;
-    let style = ango_report::export::Style::default();
     // stdout shows the matrix; the bulk records behind its costs are in
     // the directory and its report.
-    let only = Some(policy::SUITE);
-    Ok(crate::driver::finish_run(env, &sink, outcome, format, &style, only)?.0)
+    let job = Job {
+        only: Some(policy::SUITE),
+        ..Job::new(run_id, Out::given(&a.out), suites, format)
+    };
+    Ok(execute(job)?.code)
 }

@@ -3,8 +3,8 @@
 //! length, read from the captured connection.
 
 use crate::args::{parse_sizes, TlsRecordsArgs};
+use crate::driver::{execute, Job, Out};
 use ango_core::{Error, Result};
-use ango_study::Suite;
 use ango_tls::records::{self, RecordsSpec};
 
 /// The largest plaintext one TLS record carries (RFC 8446 §5.1, RFC 5246
@@ -42,10 +42,6 @@ pub fn tls_records_cmd(a: &TlsRecordsArgs) -> Result<i32> {
     let run_id = crate::driver::new_run_id();
     let spec = a.spec(&run_id)?;
     let format = ango_report::export::Format::parse(&a.format)?;
-    let (dir, env) = crate::driver::start_run(&a.out, &run_id)?;
-    let mut sink = crate::sink::ParentSink::new(dir, spec.points()?);
-    let suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
-    let outcome = crate::driver::run_suites(&suites, &mut sink, &run_id, false)?;
-    let style = ango_report::export::Style::default();
-    Ok(crate::driver::finish_run(env, &sink, outcome, format, &style, None)?.0)
+    let job = Job::new(run_id, Out::given(&a.out), vec![Box::new(spec)], format);
+    Ok(execute(job)?.code)
 }

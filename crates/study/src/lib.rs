@@ -79,3 +79,26 @@ impl Suite for ango_tls::run::TlsSpec {
         }
     }
 }
+
+/// The client side of a two-host TLS run (`ango tls --connect`) against an
+/// `ango tls-server`: the same combinations and records as the lab's.
+pub struct TlsConnect {
+    pub spec: ango_tls::run::TlsSpec,
+    pub to: ango_tls::remote::ConnectSpec,
+}
+
+impl Suite for TlsConnect {
+    fn id(&self) -> ango_core::SuiteId {
+        ango_tls::run::SUITE
+    }
+    fn points(&self) -> Result<usize> {
+        Ok(tls::combinations(&self.spec))
+    }
+    fn verifies(&self) -> &'static str {
+        "that every handshake with the remote server completes with the group, signature and \
+         certificate chain asked for"
+    }
+    fn run(&self, cx: &mut Context) -> Result<bool> {
+        tls::run_connect(&self.spec, &self.to, cx.sink)
+    }
+}
