@@ -283,7 +283,7 @@ pub struct TuneArgs {
     /// Print the cached tuning of this CPU and build without measuring (exit 1 if there is none).
     #[arg(long)]
     pub cached: bool,
-    /// table or json.
+    /// table, json, csv, md or html (a page of the choices).
     #[arg(long, default_value = "table")]
     pub format: String,
 }
@@ -767,14 +767,14 @@ pub struct CompareArgs {
     pub a: String,
     /// DIR or DIR@key=value[,key=value].
     pub b: String,
-    /// table or json.
+    /// table, json, csv, md or html (a page of the table).
     #[arg(long, default_value = "table")]
     pub format: String,
 }
 
 #[derive(Args, Debug)]
 pub struct FormatArgs {
-    /// table or json.
+    /// table, json, csv, md or html (a page of the table).
     #[arg(long, default_value = "table")]
     pub format: String,
 }
@@ -793,8 +793,8 @@ pub struct VerifyArgs {
     /// algorithm it names, instead of the built-in checks [default: none].
     #[arg(long, value_name = "FILE")]
     pub vectors: Option<std::path::PathBuf>,
-    /// table, or json (with --wycheproof: one object per file and
-    /// implementation).
+    /// table, json (one object per check; with --wycheproof one per file and
+    /// implementation), csv, md or html (a page of the checks).
     #[arg(long, default_value = "table")]
     pub format: String,
 }

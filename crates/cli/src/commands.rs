@@ -28,21 +28,11 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Env(a) => env_cmd(&a),
         Cmd::Report(a) => report_cmd(&a).map(|_| 0),
         Cmd::Verify(a) => {
-            check_format(&a.format)?;
-            if let Some(p) = &a.vectors {
-                if a.format == "json" {
-                    return Err(Error::usage(
-                        "--format json goes with --wycheproof PATH; --vectors prints a table",
-                    ));
-                }
-                return verify_vectors(p);
-            }
-            match &a.wycheproof {
-                Some(p) => verify_wycheproof(p, a.format == "json"),
-                None if a.format == "json" => Err(Error::usage(
-                    "--format json goes with --wycheproof PATH; the built-in checks print a table",
-                )),
-                None => verify(),
+            let format = Format::parse(&a.format)?;
+            match (&a.vectors, &a.wycheproof) {
+                (Some(p), _) => verify_vectors(p, format),
+                (None, Some(p)) => verify_wycheproof(p, format),
+                (None, None) => verify(format),
             }
         }
         Cmd::Worker => worker(),
@@ -158,7 +148,7 @@ fn load(sel: &Selector) -> Result<Vec<SpeedRecord>> {
 }
 
 fn compare_cmd(a: &CompareArgs) -> Result<i32> {
-    check_format(&a.format)?;
+    let format = Format::parse(&a.format)?;
     let sa = Selector::parse(&a.a)?;
     let sb = Selector::parse(&a.b)?;
     let ra = load(&sa)?;
@@ -175,16 +165,23 @@ fn compare_cmd(a: &CompareArgs) -> Result<i32> {
             compare::FILTER_KEYS
         )));
     }
-    if a.format == "json" {
-        println!(
+    match format {
+        Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(&rows).expect("rows serialise")
-        );
-    } else {
-        print!(
+        ),
+        Format::Table => print!(
             "{}",
             ango_report::formats::fit(&compare::table(&rows, &a.a, &a.b))
-        );
+        ),
+        _ => print!(
+            "{}",
+            ango_report::table::render(
+                "ango compare",
+                &[compare::as_table(&rows, &a.a, &a.b)],
+                format
+            )
+        ),
     }
     Ok(0)
 }

@@ -548,13 +548,3 @@ pub(crate) fn clean_stale_labs() {
         esay!("ango: removed {removed} stale namespaces of earlier runs");
     }
 }
-
-/// The formats of the commands that print only a table or JSON.
-pub(crate) fn check_format(f: &str) -> Result<()> {
-    match f {
-        "table" | "json" => Ok(()),
-        _ => Err(Error::usage(format!(
-            "unknown format '{f}'; valid: table, json"
-        ))),
-    }
-}

@@ -3,9 +3,11 @@
 use crate::args::FormatArgs;
 use crate::driver::*;
 use ango_core::{AlgorithmId, EntryBackend, Hw, Result};
+use ango_report::export::Format;
+use ango_report::table::{render, Table};
 
 pub(crate) fn list(a: &FormatArgs) -> Result<i32> {
-    check_format(&a.format)?;
+    let format = Format::parse(&a.format)?;
     let catalog = ango_backends::catalog();
     let mut rows = Vec::new();
     let mut row = |algo: &str, backend: &str, hw: &str, status: &str, detail: String| {
@@ -93,12 +95,36 @@ pub(crate) fn list(a: &FormatArgs) -> Result<i32> {
             row(algo.name(), b, "any", "unavailable", why.to_string());
         }
     }
-    if a.format == "json" {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).expect("serialises")
-        );
-        return Ok(0);
+    const COLUMNS: [&str; 5] = [
+        "algorithm",
+        "backend",
+        "hw",
+        "status",
+        "implementation_or_reason",
+    ];
+    match format {
+        Format::Json => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&rows).expect("serialises")
+            );
+            return Ok(0);
+        }
+        Format::Table => {}
+        _ => {
+            let cells = rows
+                .iter()
+                .map(|r| {
+                    COLUMNS
+                        .iter()
+                        .map(|k| r[k].as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .collect();
+            let t = Table::labels("What runs here", &COLUMNS, cells);
+            print!("{}", render("ango list", &[t], format));
+            return Ok(0);
+        }
     }
     println!(
         "{:<24} {:<11} {:<8} {:<12} implementation / reason",
@@ -199,14 +225,23 @@ pub(crate) fn defect_text(e: &ango_verify::defects::Explained) -> Option<String>
 }
 
 pub(crate) fn env_cmd(a: &FormatArgs) -> Result<i32> {
-    check_format(&a.format)?;
+    let format = Format::parse(&a.format)?;
     let e = capture_env("");
-    if a.format == "json" {
-        println!("{}", serde_json::to_string_pretty(&e).expect("serialises"));
-        return Ok(0);
-    }
-    for (k, v) in ango_report::html::env_lines(&e) {
-        println!("{}", wrap_under(&format!("{k:<22} {v}"), &" ".repeat(23)));
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&e).expect("serialises")),
+        Format::Table => {
+            for (k, v) in ango_report::html::env_lines(&e) {
+                println!("{}", wrap_under(&format!("{k:<22} {v}"), &" ".repeat(23)));
+            }
+        }
+        _ => {
+            let rows = ango_report::html::env_lines(&e)
+                .into_iter()
+                .map(|(k, v)| vec![k, v])
+                .collect();
+            let t = Table::labels("The machine", &["what", "value"], rows);
+            print!("{}", render("ango env", &[t], format));
+        }
     }
     Ok(0)
 }

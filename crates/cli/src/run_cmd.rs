@@ -404,14 +404,7 @@ pub(crate) fn auto_algorithms(planned: &[&ango_study::speed::Planned]) -> Vec<Al
 /// `ango tune`: measure (or, with `--cached`, read back) the choice of
 /// `auto` for this CPU and build, cache it and print it.
 pub(crate) fn tune_cmd(a: &crate::args::TuneArgs) -> Result<i32> {
-    let format = match a.format.as_str() {
-        "table" | "json" => a.format.as_str(),
-        f => {
-            return Err(Error::usage(format!(
-                "unknown format '{f}'; valid: table, json"
-            )))
-        }
-    };
+    let format = Format::parse(&a.format)?;
     let algos: Vec<Algorithm> = match &a.algo {
         None => Algorithm::ALL.to_vec(),
         Some(s) => {
@@ -491,13 +484,58 @@ pub(crate) fn tune_cmd(a: &crate::args::TuneArgs) -> Result<i32> {
     }
 }
 
-pub(crate) fn print_tuning(t: &ango_study::tune::Tuning, format: &str) {
-    if format == "json" {
-        println!(
+pub(crate) fn print_tuning(t: &ango_study::tune::Tuning, format: Format) {
+    match format {
+        Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(t).expect("a tuning serialises")
-        );
-    } else {
-        print!("{}", ango_study::tune::text(t));
+        ),
+        Format::Table => print!("{}", ango_study::tune::text(t)),
+        _ => {
+            let rows = t
+                .choices
+                .iter()
+                .map(|c| {
+                    vec![
+                        c.algorithm.name().to_string(),
+                        c.operation.name().to_string(),
+                        c.class_bytes.to_string(),
+                        c.chosen.clone(),
+                        c.default.clone(),
+                        c.runner_up.clone().unwrap_or_default(),
+                        c.margin.map(|m| format!("{m:.3}")).unwrap_or_default(),
+                        c.margin_ci95_low
+                            .map(|m| format!("{m:.3}"))
+                            .unwrap_or_default(),
+                        c.margin_ci95_high
+                            .map(|m| format!("{m:.3}"))
+                            .unwrap_or_default(),
+                        c.kept_default.to_string(),
+                        c.source.clone(),
+                    ]
+                })
+                .collect();
+            let table = ango_report::table::Table::labels(
+                format!("auto on {} ({}): {}", t.cpu.model_name, t.key, t.summary),
+                &[
+                    "algorithm",
+                    "operation",
+                    "class_bytes",
+                    "chosen",
+                    "default",
+                    "runner_up",
+                    "margin",
+                    "margin_ci95_low",
+                    "margin_ci95_high",
+                    "kept_default",
+                    "source",
+                ],
+                rows,
+            );
+            print!(
+                "{}",
+                ango_report::table::render("ango tune", &[table], format)
+            );
+        }
     }
 }

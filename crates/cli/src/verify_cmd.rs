@@ -2,9 +2,119 @@
 //! directory of vectors against every implementation.
 
 use ango_core::{Algorithm, AlgorithmId, EntryBackend, Error, Result};
+use ango_report::export::Format;
 use std::path::Path;
 
-pub(crate) fn verify_wycheproof(path: &Path, json: bool) -> Result<i32> {
+/// One result of `ango verify`: a check of one implementation (or of an
+/// algorithm's implementations together).
+#[derive(serde::Serialize)]
+pub(crate) struct Row {
+    /// `known-answers`, `agreement`, `placement`, `pk`, `pk-cross`,
+    /// `vectors` or `wycheproof`.
+    pub check: &'static str,
+    pub algorithm: String,
+    pub implementation: String,
+    /// `pass`, `FAIL`, `KNOWN DEFECT`, `unavailable` or `not run`.
+    pub status: String,
+    /// The counts and every failure, one sentence each.
+    pub detail: String,
+}
+
+/// Where verification results go: in the table format each line is
+/// printed as it comes (a long check shows its progress); in the others
+/// the rows are kept and printed at the end.
+pub(crate) struct Rows {
+    pub format: Format,
+    pub rows: Vec<Row>,
+}
+
+impl Rows {
+    pub(crate) fn new(format: Format) -> Rows {
+        Rows {
+            format,
+            rows: Vec::new(),
+        }
+    }
+
+    /// A line of the table format alone (headings, totals).
+    pub(crate) fn line(&self, text: impl std::fmt::Display) {
+        if self.format == Format::Table {
+            say!("{text}");
+        }
+    }
+
+    /// A result: its line in the table format, its row in the others.
+    pub(crate) fn row(&mut self, text: impl std::fmt::Display, row: Row) {
+        self.line(text);
+        self.rows.push(row);
+    }
+
+    /// A line under the last result (a failed case): printed in the table
+    /// format, added to the last row's detail in the others.
+    pub(crate) fn more(&mut self, text: impl std::fmt::Display) {
+        self.line(&text);
+        if let Some(r) = self.rows.last_mut() {
+            let t = text.to_string();
+            let t = t.trim();
+            if !r.detail.is_empty() {
+                r.detail.push_str("; ");
+            }
+            r.detail.push_str(t);
+        }
+    }
+
+    /// The rows in the chosen format (nothing more in the table format,
+    /// whose lines are out already).
+    pub(crate) fn finish(&self, title: &str) {
+        match self.format {
+            Format::Table => {}
+            Format::Json => println!(
+                "{}",
+                serde_json::to_string_pretty(&self.rows).expect("rows serialise")
+            ),
+            f => {
+                let cells = self
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.check.to_string(),
+                            r.algorithm.clone(),
+                            r.implementation.clone(),
+                            r.status.clone(),
+                            r.detail.clone(),
+                        ]
+                    })
+                    .collect();
+                let t = ango_report::table::Table::labels(
+                    title,
+                    &["check", "algorithm", "implementation", "status", "detail"],
+                    cells,
+                );
+                print!("{}", ango_report::table::render("ango verify", &[t], f));
+            }
+        }
+    }
+}
+
+fn row(
+    check: &'static str,
+    algorithm: &str,
+    implementation: &str,
+    status: &str,
+    detail: impl Into<String>,
+) -> Row {
+    Row {
+        check,
+        algorithm: algorithm.to_string(),
+        implementation: implementation.to_string(),
+        status: status.to_string(),
+        detail: detail.into(),
+    }
+}
+
+pub(crate) fn verify_wycheproof(path: &Path, format: Format) -> Result<i32> {
+    let json = format == Format::Json;
     use ango_verify::wycheproof_suite as suite;
     let files = suite::files_of(path)?;
     let single = files.len() == 1 && !path.is_dir();
@@ -32,13 +142,52 @@ pub(crate) fn verify_wycheproof(path: &Path, json: bool) -> Result<i32> {
             }
         };
         let rs = suite::run_file(ango_backends::catalog(), &name, &file);
-        if !json {
+        if format == Format::Table {
             print_file_reports(&name, &file, &rs);
         }
         reports.push((name, rs));
     }
     let all: Vec<&suite::FileReport> = reports.iter().flat_map(|(_, r)| r).collect();
     let failed: usize = all.iter().map(|r| r.unexplained.len()).sum();
+    if !json && format != Format::Table {
+        let mut rows = Rows::new(format);
+        for r in &all {
+            let mut detail = format!(
+                "{}: {} passed, {} failed, {} skipped, {} acceptable",
+                r.file, r.passed, r.failed, r.skipped, r.acceptable
+            );
+            for (why, n) in &r.skip_reasons {
+                detail.push_str(&format!("; skipped {n}: {why}"));
+            }
+            if let Some(k) = &r.known_defect {
+                detail.push_str(&format!("; known defect: {k}"));
+            }
+            for f in &r.unexplained {
+                detail.push_str(&format!("; failed: {} [{}]", f.text, f.case));
+            }
+            let status = if !r.unexplained.is_empty() {
+                "FAIL"
+            } else if r.known_defect.is_some() {
+                "KNOWN DEFECT"
+            } else {
+                "pass"
+            };
+            rows.rows
+                .push(row("wycheproof", &r.algorithm, &r.label, status, detail));
+        }
+        for r in &refused {
+            rows.rows
+                .push(row("wycheproof", "", "", "not read", r.clone()));
+        }
+        rows.finish("Wycheproof files against every implementation");
+        return Ok(if failed > 0 {
+            1
+        } else if refused.is_empty() {
+            0
+        } else {
+            2
+        });
+    }
     if json {
         println!(
             "{}",
@@ -77,7 +226,7 @@ pub(crate) fn verify_wycheproof(path: &Path, json: bool) -> Result<i32> {
     for r in &refused {
         println!("not read: {r}");
     }
-    let code = print_verdict(failed, &known)?;
+    let code = print_verdict(&mut Rows::new(Format::Table), failed, &known)?;
     Ok(if code == 0 && !refused.is_empty() {
         2
     } else {
@@ -144,7 +293,7 @@ pub(crate) fn print_file_reports(
 /// against every implementation of each algorithm it names, with the
 /// table and exit codes of the built-in checks (1 when a case fails, 2
 /// for a file that cannot be read or parsed).
-pub(crate) fn verify_vectors(path: &Path) -> Result<i32> {
+pub(crate) fn verify_vectors(path: &Path, format: Format) -> Result<i32> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::data(path.display(), format!("cannot read the vector file: {e}")))?;
     let file = ango_verify::vectors::parse(&path.display().to_string(), &text)?;
@@ -154,8 +303,9 @@ pub(crate) fn verify_vectors(path: &Path) -> Result<i32> {
             "no cases: a vector file has [algorithm] sections with KEY = hex lines",
         ));
     }
+    let mut out = Rows::new(format);
     for s in &file.sources {
-        say!("# Source: {s}");
+        out.line(format!("# Source: {s}"));
     }
     let cases: Vec<(String, ango_verify::vectors::Case)> = file
         .cases
@@ -168,12 +318,12 @@ pub(crate) fn verify_vectors(path: &Path) -> Result<i32> {
             sections.push(&c.section);
         }
     }
-    say!(
+    out.line(format!(
         "{:<24} {:<44} cases of {}",
         "algorithm",
         "backend[variant]",
         path.display()
-    );
+    ));
     let (mut failed, mut ran) = (0, 0);
     let catalog = ango_backends::catalog();
     for sec in sections {
@@ -183,47 +333,59 @@ pub(crate) fn verify_vectors(path: &Path) -> Result<i32> {
             .find(|(_, c)| c.section == sec)
             .and_then(|(_, c)| c.algorithm)
         else {
-            say!(
-                "{sec:<24} {:<44} not run: {n} cases of a primitive below ango's algorithms \
-                 (its own tests check them)",
-                "ango"
+            let why = format!(
+                "{n} cases of a primitive below ango's algorithms (its own tests check them)"
+            );
+            out.row(
+                format!("{sec:<24} {:<44} not run: {why}", "ango"),
+                row("vectors", sec, "ango", "not run", why),
             );
             continue;
         };
         for e in catalog.of(AlgorithmId::Sym(a)) {
             if let Err(why) = &e.available {
-                say!("{:<24} {:<44} unavailable: {why}", a.name(), e.label());
+                out.row(
+                    format!("{:<24} {:<44} unavailable: {why}", a.name(), e.label()),
+                    row("vectors", a.name(), &e.label(), "unavailable", why.clone()),
+                );
             }
         }
         for imp in catalog.runnable(AlgorithmId::Sym(a)) {
             let r = ango_verify::kat::run_cases(&EntryBackend(imp), a, &cases);
             ran += 1;
-            let status = if r.failed == 0 && r.passed > 0 {
-                ""
-            } else {
+            let ok = r.failed == 0 && r.passed > 0;
+            if !ok {
                 failed += 1;
-                "FAIL "
-            };
-            let mut line = format!("{status}{}/{}", r.passed, r.passed + r.failed);
+            }
+            let mut line = format!("{}/{}", r.passed, r.passed + r.failed);
             if r.skipped > 0 {
                 line.push_str(&format!(" ({} skipped)", r.skipped));
             }
-            say!("{:<24} {:<44} {line}", a.name(), imp.label());
+            out.row(
+                format!(
+                    "{:<24} {:<44} {}{line}",
+                    a.name(),
+                    imp.label(),
+                    if ok { "" } else { "FAIL " }
+                ),
+                row(
+                    "vectors",
+                    a.name(),
+                    &imp.label(),
+                    if ok { "pass" } else { "FAIL" },
+                    line,
+                ),
+            );
             for f in r.failures.iter().chain(r.skips.iter()) {
-                say!("    {f}");
+                out.more(format!("    {f}"));
             }
         }
     }
     if ran == 0 {
-        say!(
-            "
-no implementation of the file's algorithms runs here"
-        );
+        out.line("\nno implementation of the file's algorithms runs here");
     }
-    say!(
-        "
-{failed} failed"
-    );
+    out.line(format!("\n{failed} failed"));
+    out.finish(&format!("{} against every implementation", path.display()));
     Ok(if failed == 0 { 0 } else { 1 })
 }
 
@@ -234,19 +396,28 @@ pub(crate) fn print_failures(failures: &[String]) {
     }
 }
 
-pub(crate) fn verify() -> Result<i32> {
+pub(crate) fn verify(format: Format) -> Result<i32> {
+    let mut out = Rows::new(format);
     let mut failed = 0;
     let mut known = Known::default();
-    say!(
+    out.line(format!(
         "{:<18} {:<44} known-answer tests; Wycheproof (the checks before timing)",
-        "algorithm",
-        "backend[variant]"
-    );
+        "algorithm", "backend[variant]"
+    ));
     for &a in Algorithm::ALL {
         let catalog = ango_backends::catalog();
         for e in catalog.of(AlgorithmId::Sym(a)) {
             if let Err(why) = &e.available {
-                say!("{:<18} {:<44} unavailable: {why}", a.name(), e.label());
+                out.row(
+                    format!("{:<18} {:<44} unavailable: {why}", a.name(), e.label()),
+                    row(
+                        "known-answers",
+                        a.name(),
+                        &e.label(),
+                        "unavailable",
+                        why.clone(),
+                    ),
+                );
             }
         }
         for imp in catalog.runnable(AlgorithmId::Sym(a)) {
@@ -260,17 +431,29 @@ pub(crate) fn verify() -> Result<i32> {
                 failed += 1;
                 "FAIL "
             };
-            say!("{:<18} {:<44} {status}{}", a.name(), label, r.summary());
+            out.row(
+                format!("{:<18} {:<44} {status}{}", a.name(), label, r.summary()),
+                row(
+                    "known-answers",
+                    a.name(),
+                    &label,
+                    match status.trim() {
+                        "" => "pass",
+                        s => s,
+                    },
+                    r.summary(),
+                ),
+            );
             for f in &r.kat.failures {
-                say!("    {f}");
+                out.more(format!("    {f}"));
             }
-            report_explained(&r.explained, &label, a.name(), &mut known);
+            report_explained(&mut out, &r.explained, &label, a.name(), &mut known);
         }
     }
-    say!(
+    out.line(format!(
         "\n{:<18} agreement of every backend and variant (300 random messages, 0..4096 B, AAD 0..64 B)",
         "algorithm"
-    );
+    ));
     for &a in Algorithm::ALL {
         let d: Vec<(String, Result<u64>)> = ango_backends::catalog()
             .runnable(AlgorithmId::Sym(a))
@@ -295,17 +478,22 @@ pub(crate) fn verify() -> Result<i32> {
                 Err(e) => format!("{n}: {e}"),
             })
             .collect();
-        say!(
-            "{:<18} {} {}",
-            a.name(),
-            if agree { "pass" } else { "FAIL" },
-            parts.join(" ")
+        let status = if agree { "pass" } else { "FAIL" };
+        out.row(
+            format!("{:<18} {status} {}", a.name(), parts.join(" ")),
+            row(
+                "agreement",
+                a.name(),
+                &format!("{} implementations", d.len()),
+                status,
+                parts.join(" "),
+            ),
         );
     }
-    say!(
+    out.line(format!(
         "\n{:<18} placement: the same output at buffer offsets 0..15, open leaves its inputs alone",
         "algorithm"
-    );
+    ));
     for &a in Algorithm::ALL {
         let imps = ango_backends::catalog().runnable(AlgorithmId::Sym(a));
         let mut bad = Vec::new();
@@ -315,14 +503,23 @@ pub(crate) fn verify() -> Result<i32> {
             }
         }
         failed += bad.len();
+        let many = format!("{} implementations", imps.len());
         if bad.is_empty() {
-            say!("{:<18} pass ({} implementations)", a.name(), imps.len());
+            out.row(
+                format!("{:<18} pass ({many})", a.name()),
+                row("placement", a.name(), &many, "pass", ""),
+            );
         } else {
-            say!("{:<18} FAIL {}", a.name(), bad.join("; "));
+            out.row(
+                format!("{:<18} FAIL {}", a.name(), bad.join("; ")),
+                row("placement", a.name(), &many, "FAIL", bad.join("; ")),
+            );
         }
     }
-    failed += verify_pk(&mut known);
-    print_verdict(failed, &known)
+    failed += verify_pk(&mut out, &mut known);
+    let code = print_verdict(&mut out, failed, &known)?;
+    out.finish("The checks before timing, of every implementation here");
+    Ok(code)
 }
 
 /// The known library defects a verification met, one line each: those
@@ -336,6 +533,7 @@ pub(crate) struct Known {
 /// Print a check's failures divided between known library defects (also
 /// added to `known`) and the rest, every case id.
 pub(crate) fn report_explained(
+    out: &mut Rows,
     e: &ango_verify::defects::Explained,
     backend: &str,
     algorithm: &str,
@@ -343,14 +541,14 @@ pub(crate) fn report_explained(
 ) {
     for m in &e.known {
         let line = m.line(backend, algorithm);
-        say!("    {line}");
+        out.more(format!("    {line}"));
         known.met.push(format!("{line}; {}", m.timing_note()));
     }
     for f in &e.unexplained {
-        say!("    {} [{}]", f.text, f.case);
+        out.more(format!("    {} [{}]", f.text, f.case));
     }
     for n in &e.not_reproduced {
-        say!("    {n}");
+        out.more(format!("    {n}"));
         known.gone.push(n.clone());
     }
 }
@@ -358,7 +556,7 @@ pub(crate) fn report_explained(
 /// The end of a verification: the known library defects first, in plain
 /// words, then the count of failures no known defect explains (exit 1 when
 /// there are any).
-pub(crate) fn print_verdict(failed: usize, known: &Known) -> Result<i32> {
+pub(crate) fn print_verdict(out: &mut Rows, failed: usize, known: &Known) -> Result<i32> {
     for (title, lines) in [
         (
             "Known library defects (shown; not failures of ango):",
@@ -370,13 +568,13 @@ pub(crate) fn print_verdict(failed: usize, known: &Known) -> Result<i32> {
         ),
     ] {
         if !lines.is_empty() {
-            say!("\n{title}");
+            out.line(format!("\n{title}"));
             for k in lines {
-                say!("  {k}");
+                out.line(format!("  {k}"));
             }
         }
     }
-    say!("\n{failed} failed");
+    out.line(format!("\n{failed} failed"));
     Ok(if failed == 0 { 0 } else { 1 })
 }
 
@@ -384,20 +582,22 @@ pub(crate) fn print_verdict(failed: usize, known: &Known) -> Result<i32> {
 /// timing, for every algorithm and backend. Returns the number of failures
 /// no known library defect explains; the known defects met (and those that
 /// no longer reproduce) are added to `known`, one line each.
-pub(crate) fn verify_pk(known: &mut Known) -> usize {
+pub(crate) fn verify_pk(out: &mut Rows, known: &mut Known) -> usize {
     use ango_core::PkAlgorithm;
     let mut failed = 0;
-    say!(
+    out.line(format!(
         "\n{:<24} {:<17} public-key checks (round trip, tampering, sizes) and Wycheproof",
-        "algorithm",
-        "backend"
-    );
+        "algorithm", "backend"
+    ));
     let mut rng = ango_verify::cross::Rng::new(0x706b_7665_7269);
     for &a in PkAlgorithm::ALL {
         let mut avail: Vec<EntryBackend> = Vec::new();
         for entry in ango_backends::catalog().of(AlgorithmId::Pk(a)) {
             if let Err(why) = &entry.available {
-                say!("{:<24} {:<17} unavailable: {why}", a.name(), entry.label());
+                out.row(
+                    format!("{:<24} {:<17} unavailable: {why}", a.name(), entry.label()),
+                    row("pk", a.name(), &entry.label(), "unavailable", why.clone()),
+                );
                 continue;
             }
             avail.push(EntryBackend(entry));
@@ -412,10 +612,8 @@ pub(crate) fn verify_pk(known: &mut Known) -> usize {
                 "FAIL"
             };
             failed += usize::from(!e.all_explained());
-            say!(
-                "{:<24} {:<17} {status} {}/{} checks{}",
-                a.name(),
-                b.0.label(),
+            let detail = format!(
+                "{}/{} checks{}",
                 checked.passed,
                 checked.passed + checked.failures.len(),
                 if checked.summary.is_empty() {
@@ -424,7 +622,11 @@ pub(crate) fn verify_pk(known: &mut Known) -> usize {
                     format!("; Wycheproof {}", checked.summary.join(", "))
                 }
             );
-            report_explained(&e, &b.0.label(), a.name(), known);
+            out.row(
+                format!("{:<24} {:<17} {status} {detail}", a.name(), b.0.label()),
+                row("pk", a.name(), &b.0.label(), status, detail.clone()),
+            );
+            report_explained(out, &e, &b.0.label(), a.name(), known);
         }
         if avail.len() >= 2 {
             let refs: Vec<&dyn ango_core::PkBackend> = avail
@@ -433,16 +635,18 @@ pub(crate) fn verify_pk(known: &mut Known) -> usize {
                 .collect();
             let (passed, fails) = ango_verify::pk::cross_checks(&refs, a);
             failed += usize::from(!fails.is_empty());
-            say!(
-                "{:<24} {:<17} {} {}/{} ordered pairs of libraries agree",
-                a.name(),
-                "cross",
-                if fails.is_empty() { "pass" } else { "FAIL" },
+            let status = if fails.is_empty() { "pass" } else { "FAIL" };
+            let detail = format!(
+                "{}/{} ordered pairs of libraries agree",
                 passed,
                 passed + fails.len()
             );
+            out.row(
+                format!("{:<24} {:<17} {status} {detail}", a.name(), "cross"),
+                row("pk-cross", a.name(), "cross", status, detail.clone()),
+            );
             for f in &fails {
-                say!("    {f}");
+                out.more(format!("    {f}"));
             }
         }
     }

@@ -8,7 +8,7 @@ use ango_core::event::Event;
 use ango_core::{EnvInfo, Finding};
 use std::fmt::Write;
 
-const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+pub(crate) const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}.noisy{background:#fff3cd}\
 .fail{background:#f8d7da}.ok{background:#d4edda}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}\

@@ -16,6 +16,7 @@ pub mod speed;
 pub mod suites;
 pub mod summary;
 pub mod svg;
+pub mod table;
 pub mod tls;
 pub mod tls_bulk;
 pub mod tls_findings;

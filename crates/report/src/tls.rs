@@ -6,6 +6,7 @@
 //! before it reaches the page.
 
 use crate::svg::{escape, nice_step, PALETTE};
+use crate::table::{cell, Cell, Table};
 use ango_core::{TlsRecord, TLS_CLIENT_VIEW, TLS_SERVER_VIEW};
 use std::fmt::Write;
 
@@ -235,119 +236,6 @@ fn link_summary(records: &[TlsRecord]) -> String {
         )
     );
     s
-}
-
-/// One table cell; `class` is its HTML class: empty for a label, `n`
-/// (numeric, right-aligned) possibly with `noisy` or `fail` for a number.
-struct Cell {
-    text: String,
-    class: &'static str,
-}
-
-/// A cell: a label when `class` is empty, else a number.
-fn cell(text: impl Into<String>, class: &'static str) -> Cell {
-    Cell {
-        text: text.into(),
-        class,
-    }
-}
-
-/// A table rendered both as text and as HTML.
-struct Table {
-    title: String,
-    head: Vec<String>,
-    rows: Vec<Vec<Cell>>,
-}
-
-impl Table {
-    /// Aligned columns: labels left, numbers right.
-    fn text(&self) -> String {
-        let mut w: Vec<usize> = self.head.iter().map(|h| h.chars().count()).collect();
-        for row in &self.rows {
-            for (i, c) in row.iter().enumerate() {
-                if let Some(x) = w.get_mut(i) {
-                    *x = (*x).max(c.text.chars().count());
-                }
-            }
-        }
-        // A column is aligned as its first row's cell: labels left.
-        let first = self.rows.first();
-        let left: Vec<bool> = (0..w.len())
-            .map(|i| {
-                first
-                    .and_then(|r| r.get(i))
-                    .is_none_or(|c| c.class.is_empty())
-            })
-            .collect();
-        let line = |cells: Vec<&str>| {
-            let parts: Vec<String> = cells
-                .iter()
-                .zip(w.iter().zip(&left))
-                .map(|(t, (w, left))| {
-                    if *left {
-                        format!("{t:<w$}")
-                    } else {
-                        format!("{t:>w$}")
-                    }
-                })
-                .collect();
-            format!("{}\n", parts.join("  ").trim_end())
-        };
-        let mut out = format!("{}\n", self.title);
-        out.push_str(&line(self.head.iter().map(String::as_str).collect()));
-        for row in &self.rows {
-            out.push_str(&line(row.iter().map(|c| c.text.as_str()).collect()));
-        }
-        out
-    }
-
-    /// A `###` title and a Markdown table (labels left, numbers right).
-    fn md(&self) -> String {
-        let esc = |t: &str| t.replace('|', "\\|");
-        let mut out = format!("### {}\n\n|", self.title);
-        for h in &self.head {
-            let _ = write!(out, " {} |", esc(h));
-        }
-        out.push_str("\n|");
-        let first = self.rows.first();
-        for i in 0..self.head.len() {
-            let left = first
-                .and_then(|r| r.get(i))
-                .is_none_or(|c| c.class.is_empty());
-            out.push_str(if left { "---|" } else { "---:|" });
-        }
-        out.push('\n');
-        for row in &self.rows {
-            out.push('|');
-            for c in row {
-                let _ = write!(out, " {} |", esc(&c.text));
-            }
-            out.push('\n');
-        }
-        out
-    }
-
-    /// An `<h3>` title and a table in the page's style.
-    fn html(&self) -> String {
-        let mut out = format!("<h3>{}</h3><table><tr>", escape(&self.title));
-        for h in &self.head {
-            let _ = write!(out, "<th>{}</th>", escape(h));
-        }
-        out.push_str("</tr>");
-        for row in &self.rows {
-            out.push_str("<tr>");
-            for c in row {
-                if c.class.is_empty() {
-                    let _ = write!(out, "<td>{}</td>", escape(&c.text));
-                } else {
-                    let _ = write!(out, "<td class=\"{}\">{}</td>", c.class, escape(&c.text));
-                }
-            }
-            out.push_str("</tr>");
-        }
-        out.push_str("</table>");
-        out
-    }
 }
 
 /// A server signature (rows) × CA signature (columns) table of the records

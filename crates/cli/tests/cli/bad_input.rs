@@ -39,7 +39,7 @@ bad_input! {
     report_nonexistent_dir: &["report", "/nonexistent/dir"] => "not a results directory";
     compare_nonexistent_a_nonexistent_b: &["compare", "/nonexistent/a", "/nonexistent/b"] => "not a results directory";
     compare_x_colour_red_y: &["compare", "x@colour=red", "y"] => "hw, backend, impl, op, algorithm, size";
-    list_format_xml: &["list", "--format", "xml"] => "table, json";
+    list_format_xml: &["list", "--format", "xml"] => "table, json, csv, md, html";
     pk_algo_ml_kem_999: &["pk", "--algo", "ml-kem-999"] => "ml-kem-768";
     pk_algo_empty: &["pk", "--algo", ""] => "valid:";
     pk_backend_botan: &["pk", "--backend", "botan"] => "openssl, liboqs, rustcrypto";

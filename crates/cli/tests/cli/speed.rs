@@ -559,6 +559,23 @@ fn auto_is_tuned_at_the_start_cached_and_read_back() {
         .success();
     let t: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
     assert!(t["key"].as_str().unwrap().contains("-f"), "{t}");
+    // The other formats: the choices as a table.
+    for (fmt, needle) in [
+        ("csv", "algorithm,operation,class_bytes,chosen,default"),
+        ("md", "| algorithm | operation | class_bytes |"),
+        ("html", "<th>chosen</th>"),
+    ] {
+        let a = ango()
+            .env("XDG_CACHE_HOME", cache.path())
+            .args(["tune", "--cached", "--format", fmt])
+            .assert()
+            .success();
+        let s = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+        assert!(
+            s.contains(needle) && s.contains("aes-128-ctr"),
+            "{fmt}: {s}"
+        );
+    }
     // Nothing cached elsewhere: exit 1, saying so.
     let empty = tempfile::tempdir().unwrap();
     ango()

@@ -304,7 +304,10 @@ fn wycheproof_refuses_what_it_does_not_read() {
         out.contains("not read: ") && out.contains("dsa_verify_schema.json"),
         "{out}"
     );
-    rejects(&["verify", "--format", "yaml"], "table, json");
+    rejects(
+        &["verify", "--format", "yaml"],
+        "table, json, csv, md, html",
+    );
 }
 
 #[test]
@@ -385,5 +388,52 @@ fn verify_vectors_file() {
             tmp.path().join("missing.txt").to_str().unwrap(),
         ],
         "missing.txt",
+    );
+}
+
+#[test]
+fn list_env_verify_and_compare_take_every_format() {
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors");
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let vectors = format!("{repo}/camellia.txt");
+    let (a, b) = (format!("{data}/v1-speed-a"), format!("{data}/v1-speed-b"));
+    let cases: [(&[&str], &str); 4] = [
+        (&["list"], "implementation_or_reason"),
+        (&["env"], "what"),
+        (&["verify", "--vectors", &vectors], "camellia-128-ecb"),
+        (&["compare", &a, &b], "A MB/s"),
+    ];
+    for (args, needle) in cases {
+        for (fmt, shape) in [("csv", ","), ("md", "|---|"), ("html", "<!DOCTYPE html>")] {
+            let out = ango().args(args).args(["--format", fmt]).assert().success();
+            let s = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+            assert!(
+                s.contains(needle) && s.contains(shape),
+                "{args:?} {fmt}: {s}"
+            );
+            if fmt == "html" {
+                assert!(!s.contains("<script"), "{args:?}: a page without scripts");
+            }
+        }
+        let out = ango()
+            .args(args)
+            .args(["--format", "json"])
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert!(v.is_array() || v.is_object(), "{args:?}: {v}");
+    }
+    // verify's JSON: one object per check, with its status.
+    let out = ango()
+        .args(["verify", "--vectors", &vectors, "--format", "json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["implementation"] == "openssl" && r["status"] == "pass"),
+        "{v}"
     );
 }
