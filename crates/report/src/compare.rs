@@ -241,6 +241,49 @@ pub fn table(rows: &[Row], a: &str, b: &str) -> String {
     out
 }
 
+/// The rows as one [`crate::table::Table`] (Markdown, CSV, HTML): A and B
+/// named in the title, throughputs in MB/s, the ratio with its interval.
+pub fn as_table(rows: &[Row], a: &str, b: &str) -> crate::table::Table {
+    use crate::table::{cell, Table};
+    Table {
+        title: format!("A = {a}, B = {b}: throughput A / throughput B"),
+        head: [
+            "algorithm",
+            "backend",
+            "hw",
+            "operation",
+            "bytes",
+            "A MB/s",
+            "B MB/s",
+            "A/B",
+            "ci95 low",
+            "ci95 high",
+            "interval excludes 1",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    cell(&r.algorithm, ""),
+                    cell(&r.backend, ""),
+                    cell(&r.hw, ""),
+                    cell(&r.operation, ""),
+                    cell(r.size_bytes.to_string(), "n"),
+                    cell(format!("{:.1}", r.a_bytes_per_second / 1e6), "n"),
+                    cell(format!("{:.1}", r.b_bytes_per_second / 1e6), "n"),
+                    cell(format!("{:.3}", r.ratio), "n"),
+                    cell(format!("{:.3}", r.ratio_low), "n"),
+                    cell(format!("{:.3}", r.ratio_high), "n"),
+                    cell(if r.significant { "yes" } else { "no" }, ""),
+                ]
+            })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,48 +335,5 @@ mod tests {
         let s = Selector::parse("d").unwrap();
         let rows = compare(&rs, &s, &rs, &s);
         assert!((rows[0].ratio - 1.0).abs() < 1e-12 && !rows[0].significant);
-    }
-}
-
-/// The rows as one [`crate::table::Table`] (Markdown, CSV, HTML): A and B
-/// named in the title, throughputs in MB/s, the ratio with its interval.
-pub fn as_table(rows: &[Row], a: &str, b: &str) -> crate::table::Table {
-    use crate::table::{cell, Table};
-    Table {
-        title: format!("A = {a}, B = {b}: throughput A / throughput B"),
-        head: [
-            "algorithm",
-            "backend",
-            "hw",
-            "operation",
-            "bytes",
-            "A MB/s",
-            "B MB/s",
-            "A/B",
-            "ci95 low",
-            "ci95 high",
-            "interval excludes 1",
-        ]
-        .iter()
-        .map(|h| h.to_string())
-        .collect(),
-        rows: rows
-            .iter()
-            .map(|r| {
-                vec![
-                    cell(&r.algorithm, ""),
-                    cell(&r.backend, ""),
-                    cell(&r.hw, ""),
-                    cell(&r.operation, ""),
-                    cell(r.size_bytes.to_string(), "n"),
-                    cell(format!("{:.1}", r.a_bytes_per_second / 1e6), "n"),
-                    cell(format!("{:.1}", r.b_bytes_per_second / 1e6), "n"),
-                    cell(format!("{:.3}", r.ratio), "n"),
-                    cell(format!("{:.3}", r.ratio_low), "n"),
-                    cell(format!("{:.3}", r.ratio_high), "n"),
-                    cell(if r.significant { "yes" } else { "no" }, ""),
-                ]
-            })
-            .collect(),
     }
 }
