@@ -4,21 +4,10 @@
 use crate::data::ReportData;
 use crate::export::{Exporter, Style};
 use crate::svg::escape;
+use crate::table::CSS;
 use ango_core::event::Event;
 use ango_core::{EnvInfo, Finding};
 use std::fmt::Write;
-
-pub(crate) const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
-table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}.noisy{background:#fff3cd}\
-.fail{background:#f8d7da}.ok{background:#d4edda}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}\
-figure{margin:1em 0}figcaption{font-size:12px;color:#555}li{margin:.25em 0}\
-tr.holds td:first-child{background:#d4edda}tr.does-not-hold td:first-child{background:#f8d7da}\
-tr.not-measurable td:first-child{background:#eee}h2.defects{color:#842029}\
-.scroll{overflow-x:auto;max-width:100%}p.defects{color:#842029}\
-table{display:block;overflow-x:auto;max-width:100%}td.n{white-space:nowrap}\
-svg{max-width:100%;height:auto}figure svg{width:100%}\
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:0 1em}";
 
 fn events_section(events: &[Event]) -> String {
     let mut out = String::new();

@@ -5,6 +5,19 @@
 use crate::svg::escape;
 use std::fmt::Write;
 
+/// The style of the report and of every page a command prints.
+pub(crate) const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}.noisy{background:#fff3cd}\
+.fail{background:#f8d7da}.ok{background:#d4edda}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}\
+figure{margin:1em 0}figcaption{font-size:12px;color:#555}li{margin:.25em 0}\
+tr.holds td:first-child{background:#d4edda}tr.does-not-hold td:first-child{background:#f8d7da}\
+tr.not-measurable td:first-child{background:#eee}h2.defects{color:#842029}\
+.scroll{overflow-x:auto;max-width:100%}p.defects{color:#842029}\
+table{display:block;overflow-x:auto;max-width:100%}td.n{white-space:nowrap}\
+svg{max-width:100%;height:auto}figure svg{width:100%}\
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:0 1em}";
+
 /// One table cell; `class` is its HTML class: empty for a label, `n`
 /// (numeric, right-aligned) possibly with `noisy` or `fail` for a number.
 pub struct Cell {
@@ -182,7 +195,7 @@ pub fn page(title: &str, body: &str) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{t}</title><style>{css}</style></head><body><h1>{t}</h1>{body}</body></html>\n",
         t = escape(title),
-        css = crate::html::CSS,
+        css = CSS,
     )
 }
 
