@@ -281,6 +281,7 @@ pub fn as_table(rows: &[Row], a: &str, b: &str) -> crate::table::Table {
                 ]
             })
             .collect(),
+        ..Table::default()
     }
 }
 

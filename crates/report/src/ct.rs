@@ -2,6 +2,7 @@
 //! (or `ango run`'s short pass), every memcheck finding listed.
 
 use crate::svg::escape;
+use crate::table::{cell, Table};
 use ango_core::ct::{CtRecord, Verdict};
 use std::fmt::Write as _;
 
@@ -117,31 +118,43 @@ fn cells(r: &CtRecord) -> [String; 7] {
     ]
 }
 
-/// The terminal table, with what memcheck found under each row.
-pub fn text_table(records: &[CtRecord]) -> String {
-    let mut out = format!(
-        "{:<20} {:<11} {:<44} {:<9} {:>8} {:>12} {}\n",
-        COLUMNS[0], COLUMNS[1], COLUMNS[2], COLUMNS[3], COLUMNS[4], COLUMNS[5], COLUMNS[6]
-    );
-    for r in records {
-        let c = cells(r);
-        let _ = writeln!(
-            out,
-            "{:<20} {:<11} {:<44} {:<9} {:>8} {:>12} {}",
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6]
-        );
+/// The table of the terminal and of Markdown: a row per target, what
+/// memcheck found under it.
+pub fn table(records: &[CtRecord]) -> Table {
+    let rows = records
+        .iter()
+        .map(|r| {
+            let [a, b, c, d, t, n, v] = cells(r);
+            vec![
+                cell(a, ""),
+                cell(b, ""),
+                cell(c, ""),
+                cell(d, ""),
+                cell(t, "n"),
+                cell(n, "n"),
+                cell(v, ""),
+            ]
+        })
+        .collect();
+    let mut t = Table::new("", &COLUMNS, rows);
+    t.squeeze = Some(2);
+    for (i, r) in records.iter().enumerate() {
         for f in &r.memcheck_findings {
-            let _ = writeln!(out, "    memcheck: {f}");
+            t.under.push((i, format!("memcheck: {f}")));
         }
         if !r.parts_flagged.is_empty() {
-            let _ = writeln!(
-                out,
-                "    leaks through its parts: {}",
-                r.parts_flagged.join(", ")
-            );
+            t.under.push((
+                i,
+                format!("leaks through its parts: {}", r.parts_flagged.join(", ")),
+            ));
         }
     }
-    out
+    t
+}
+
+/// The terminal table, with what memcheck found under each row.
+pub fn text_table(records: &[CtRecord]) -> String {
+    table(records).text()
 }
 
 pub fn csv(records: &[CtRecord]) -> String {
@@ -163,20 +176,7 @@ pub fn csv(records: &[CtRecord]) -> String {
 }
 
 pub fn markdown(records: &[CtRecord]) -> String {
-    // A '|' inside a cell ("max |t|") would end it: escaped.
-    let row = |v: Vec<String>| {
-        let v: Vec<String> = v.iter().map(|c| c.replace('|', "\\|")).collect();
-        format!("| {} |", v.join(" | "))
-    };
-    let mut out = format!(
-        "{}\n|{}\n",
-        row(COLUMNS.iter().map(|c| c.to_string()).collect()),
-        "---|".repeat(COLUMNS.len())
-    );
-    for r in records {
-        let _ = writeln!(out, "{}", row(cells(r).to_vec()));
-    }
-    out
+    table(records).md()
 }
 
 /// The positive controls as a finding: the check sees the leaks it must

@@ -6,6 +6,7 @@
 //! findings checked here.
 
 use crate::svg::{bar_chart, escape, Bar};
+use crate::table::{cell as table_cell, Table};
 use ango_core::cycles::CyclesRecord;
 use ango_core::finding::Verdict;
 use ango_core::Finding;
@@ -172,117 +173,153 @@ fn short(i: &str, width: usize) -> String {
     }
 }
 
-/// The widths of the cipher and backend columns (as wide as their longest
-/// entry), and of the implementation column: what is left of the
-/// terminal's 100 columns beside `rest` more (a longer name is cut with
-/// "…"; the report has it whole), at least 12.
-fn widths(rows: &[Row], rest: usize) -> (usize, usize, usize) {
-    let col = |f: fn(&Row) -> &str, min| crate::formats::col_width(rows.iter().map(f), min);
-    let cw = col(|r| &r.cipher, 6);
-    let bw = col(|r| &r.backend, 7);
-    let longest = col(|r| &r.implementation, "implementation".len());
-    let room = crate::formats::TERMINAL_WIDTH.saturating_sub(cw + 1 + bw + 1 + rest);
-    (cw, bw, longest.min(room).max(12))
-}
-
 const HIDDEN_NOTE: &str = "+: the library hides its expanded key; chained through one block \
      encrypted under the new key, which the figure includes";
 
-/// One of the terminal tables: a row per implementation, three key-size
-/// columns `w` wide.
-fn text_table(s: &mut String, heads: [&str; 3], rows: &[Row], cells: impl Fn(&Row) -> Vec<String>) {
-    let all: Vec<Vec<String>> = rows.iter().map(&cells).collect();
-    let w = heads
+/// A row per implementation, three key-size columns of `cells`.
+fn by_key_size(
+    title: String,
+    heads: [&str; 3],
+    rs: &[CyclesRecord],
+    cells: fn(&[CyclesRecord], &Row) -> Vec<String>,
+) -> Table {
+    let rows = rows(rs)
         .iter()
-        .map(|h| h.chars().count())
-        .chain(all.iter().flatten().map(|c| c.chars().count()))
-        .max()
-        .unwrap_or(0);
-    let (cw, bw, iw) = widths(rows, 3 * (w + 1));
-    let mut line = |a: &str, b: &str, c: &str, v: [&str; 3]| {
-        let _ = writeln!(
-            s,
-            "{a:<cw$} {b:<bw$} {c:<iw$} {:>w$} {:>w$} {:>w$}",
-            v[0], v[1], v[2]
-        );
-    };
-    line("cipher", "backend", "implementation", heads);
-    for (row, c) in rows.iter().zip(&all) {
-        line(
-            &row.cipher,
-            &row.backend,
-            &short(&row.implementation, iw),
-            [&c[0], &c[1], &c[2]],
-        );
-    }
+        .map(|row| {
+            let mut v = vec![
+                table_cell(&row.cipher, ""),
+                table_cell(&row.backend, ""),
+                table_cell(&row.implementation, ""),
+            ];
+            v.extend(cells(rs, row).into_iter().map(|c| table_cell(c, "n")));
+            v
+        })
+        .collect();
+    let mut t = Table::new(
+        title,
+        &[
+            "cipher",
+            "backend",
+            "implementation",
+            heads[0],
+            heads[1],
+            heads[2],
+        ],
+        rows,
+    );
+    t.squeeze = Some(2);
+    t
+}
+
+/// Seed 002's Table 4 as measured here.
+fn table4(rs: &[CyclesRecord]) -> Table {
+    by_key_size(
+        format!(
+            "Table 4 (seed 002): key schedule, {} per schedule, chained (median)",
+            unit(rs)
+        ),
+        ["128", "192", "256"],
+        rs,
+        table4_cells,
+    )
+}
+
+/// Seed 002's Table 5 as measured here, with the throughput beside.
+fn table5(rs: &[CyclesRecord]) -> Table {
+    by_key_size(
+        format!(
+            "Table 5 (seed 002): {} per block (MUGI: per 128 bits of keystream), encryption / \
+             decryption chained, and encryption over independent blocks (16 KiB ECB) — what \
+             pipelining buys",
+            unit(rs)
+        ),
+        ["128 enc/dec/thr", "192 enc/dec/thr", "256 enc/dec/thr"],
+        rs,
+        table5_cells,
+    )
+}
+
+/// Each of ango's implementations' table bytes beside this CPU's L1d.
+fn bytes_table(rs: &[CyclesRecord]) -> Table {
+    let l1d = l1d(rs);
+    let rows = table_bytes(rs)
+        .into_iter()
+        .map(|(row, t)| {
+            vec![
+                table_cell(row.cipher, ""),
+                table_cell(row.backend, ""),
+                table_cell(row.implementation, ""),
+                table_cell(t.to_string(), "n"),
+                table_cell(
+                    l1d.map(|l| format!("{:.0}%", 100.0 * t as f64 / l as f64))
+                        .unwrap_or_else(|| "-".into()),
+                    "n",
+                ),
+            ]
+        })
+        .collect();
+    let mut t = Table::new(
+        format!(
+            "Table bytes of each implementation beside this CPU's L1d ({})",
+            l1d.map(|b| format!("{} KiB per core", b / 1024))
+                .unwrap_or_else(|| "unknown".into())
+        ),
+        &[
+            "cipher",
+            "backend",
+            "implementation",
+            "table bytes",
+            "of L1d",
+        ],
+        rows,
+    );
+    t.squeeze = Some(2);
+    t
+}
+
+/// Seed 002's own Camellia figures (another machine).
+fn seed_figures() -> Table {
+    let rows = SEED_CAMELLIA_X64
+        .iter()
+        .map(|(n, ks, enc)| {
+            let mut v = vec![table_cell(*n, "")];
+            v.extend(ks.iter().chain(enc).map(|x| table_cell(x.to_string(), "n")));
+            v
+        })
+        .collect();
+    Table::new(
+        "Seed 002's own Camellia figures (Core i7 960 x64, clock cycles; another machine, for \
+         reference)",
+        &[
+            "implementation",
+            "key schedule 128",
+            "192",
+            "256",
+            "encryption 128",
+            "192/256",
+        ],
+        rows,
+    )
 }
 
 /// Tables 4 and 5 as measured, the table bytes beside L1d, the seed's
 /// findings checked and its own figures, for the terminal.
 pub fn text(rs: &[CyclesRecord]) -> String {
-    let mut s = String::new();
-    let unit = unit(rs);
-    let rows = rows(rs);
-    let _ = writeln!(
-        s,
-        "Table 4 (seed 002): key schedule, {unit} per schedule, chained (median)"
-    );
-    text_table(&mut s, ["128", "192", "256"], &rows, |r| {
-        table4_cells(rs, r)
-    });
-    let _ = writeln!(s, "  ({HIDDEN_NOTE})");
-    let _ = writeln!(
-        s,
-        "\nTable 5 (seed 002): {unit} per block (MUGI: per 128 bits of keystream), encryption / \
-         decryption chained, and encryption over independent blocks (16 KiB ECB) — what \
-         pipelining buys"
-    );
-    text_table(
-        &mut s,
-        ["128 enc/dec/thr", "192 enc/dec/thr", "256 enc/dec/thr"],
-        &rows,
-        |r| table5_cells(rs, r),
-    );
-    let l1d = l1d(rs);
-    let _ = writeln!(
-        s,
-        "\nTable bytes of each implementation beside this CPU's L1d ({}):",
-        l1d.map(|b| format!("{} KiB per core", b / 1024))
-            .unwrap_or_else(|| "unknown".into())
-    );
-    let tb = table_bytes(rs);
-    let brows: Vec<Row> = tb.iter().map(|(r, _)| r.clone()).collect();
-    // Two spaces in front, " 123456 B (100% of L1d)" after.
-    let (cw, bw, iw) = widths(&brows, 2 + 23);
-    for (row, t) in tb {
-        let frac = l1d
-            .map(|l| format!(" ({:.0}% of L1d)", 100.0 * t as f64 / l as f64))
-            .unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "  {:<cw$} {:<bw$} {:<iw$} {t:>6} B{frac}",
-            row.cipher,
-            row.backend,
-            short(&row.implementation, iw)
-        );
+    let mut s = table4(rs).text();
+    let _ = writeln!(s, "  ({HIDDEN_NOTE})\n");
+    s.push_str(&table5(rs).text());
+    let bytes = bytes_table(rs);
+    if !bytes.rows.is_empty() {
+        s.push('\n');
+        s.push_str(&bytes.text());
     }
     let f = findings(rs);
     if !f.is_empty() {
         let _ = writeln!(s, "\nSeed 002's findings, checked here:");
         s.push_str(&crate::findings::text(&f));
     }
-    let _ = writeln!(
-        s,
-        "\nSeed 002's own Camellia figures (Core i7 960 x64, clock cycles; another machine, for \
-         reference): key schedule 128/192/256, encryption 128/192-256"
-    );
-    for (n, ks, enc) in SEED_CAMELLIA_X64 {
-        let _ = writeln!(
-            s,
-            "  {n:<20} {:>5} {:>5} {:>5}   {:>5} {:>5}",
-            ks[0], ks[1], ks[2], enc[0], enc[1]
-        );
-    }
+    s.push('\n');
+    s.push_str(&seed_figures().text());
     let _ = writeln!(s, "  {NO_32_BIT}");
     s
 }
@@ -454,46 +491,21 @@ pub fn section(rs: &[CyclesRecord]) -> String {
             escape(unit)
         );
     }
-    // Table 4.
-    let head = |what: &str| {
-        format!("<table><tr><th>cipher</th><th>backend</th><th>implementation</th><th>128-bit key{what}</th><th>192-bit key{what}</th><th>256-bit key{what}</th></tr>")
-    };
     let _ = write!(
         out,
         "<h3>Table 4: key schedule</h3><p>{} per key schedule, chained (part of expanded key i \
          is key i+1). {}</p>{}",
         escape(unit),
         escape(HIDDEN_NOTE),
-        head("")
+        table4(rs).html_table()
     );
-    let row_cells = |out: &mut String, row: &Row, cells: &[String]| {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td>",
-            escape(&row.cipher),
-            escape(&row.backend),
-            escape(&row.implementation)
-        );
-        for c in cells {
-            let _ = write!(out, "<td class=\"n\">{}</td>", escape(c));
-        }
-        out.push_str("</tr>");
-    };
-    for row in &rows {
-        row_cells(&mut out, row, &table4_cells(rs, row));
-    }
-    out.push_str("</table>");
     let _ = write!(
         out,
         "<h3>Table 5: encryption and decryption</h3><p>{} per block (MUGI: per 128 bits of \
          keystream): encryption / decryption chained / encryption over independent blocks.</p>{}",
         escape(unit),
-        head("<br>enc / dec / indep.")
+        table5(rs).html_table()
     );
-    for row in &rows {
-        row_cells(&mut out, row, &table5_cells(rs, row));
-    }
-    out.push_str("</table>");
     // Table bytes beside L1d.
     let tb = table_bytes(rs);
     if !tb.is_empty() {
@@ -521,19 +533,13 @@ pub fn section(rs: &[CyclesRecord]) -> String {
                 .unwrap_or_else(|| "size unknown".into())
         );
     }
-    out.push_str(
+    let _ = write!(
+        out,
         "<h3>Seed 002's own Camellia figures</h3><p>Core i7 960, x64, clock cycles: another \
-         machine, shown for reference only.</p><table><tr><th>implementation</th><th>key \
-         schedule 128</th><th>192</th><th>256</th><th>encryption 128</th><th>192/256</th></tr>",
+         machine, shown for reference only.</p>{}",
+        seed_figures().html_table()
     );
-    for (n, ks, enc) in SEED_CAMELLIA_X64 {
-        let _ = write!(
-            out,
-            "<tr><td>{n}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            ks[0], ks[1], ks[2], enc[0], enc[1]
-        );
-    }
-    let _ = write!(out, "</table><p>{}</p>", escape(NO_32_BIT));
+    let _ = write!(out, "<p>{}</p>", escape(NO_32_BIT));
     out
 }
 
@@ -581,33 +587,20 @@ pub fn csv(rs: &[CyclesRecord]) -> String {
     out
 }
 
-/// Tables 4 and 5 in Markdown.
+/// Tables 4 and 5, the table bytes and seed 002's own figures in
+/// Markdown.
 pub fn markdown(rs: &[CyclesRecord]) -> String {
-    let unit = unit(rs);
-    let rows = rows(rs);
-    let mut out = format!(
-        "Table 4 (seed 002): key schedule, {unit} per schedule, chained\n\n| cipher | backend | implementation | 128 | 192 | 256 |\n|---|---|---|--:|--:|--:|\n"
-    );
-    for row in &rows {
-        let c = table4_cells(rs, row);
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} |",
-            row.cipher, row.backend, row.implementation, c[0], c[1], c[2]
-        );
+    let mut out = table4(rs).md();
+    let _ = writeln!(out, "\n{HIDDEN_NOTE}\n");
+    out.push_str(&table5(rs).md());
+    let bytes = bytes_table(rs);
+    if !bytes.rows.is_empty() {
+        out.push('\n');
+        out.push_str(&bytes.md());
     }
-    let _ = write!(
-        out,
-        "\nTable 5 (seed 002): {unit} per block, encryption / decryption chained / encryption over independent blocks\n\n| cipher | backend | implementation | 128 | 192 | 256 |\n|---|---|---|--:|--:|--:|\n"
-    );
-    for row in &rows {
-        let c = table5_cells(rs, row);
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} |",
-            row.cipher, row.backend, row.implementation, c[0], c[1], c[2]
-        );
-    }
+    out.push('\n');
+    out.push_str(&seed_figures().md());
+    let _ = writeln!(out, "\n{NO_32_BIT}");
     out
 }
 

@@ -239,7 +239,7 @@ impl Exporter for Pk {
         crate::pk::csv(&self.records)
     }
     fn md(&self, _style: &Style) -> String {
-        crate::pk::markdown(&crate::pk::shown(&self.records))
+        crate::pk::markdown(&self.records)
     }
     fn html(&self, _style: &Style) -> String {
         crate::pk::html_section(&self.records, &self.samples)

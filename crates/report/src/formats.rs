@@ -277,35 +277,42 @@ pub fn fit(text: &str) -> String {
     out
 }
 
-/// The `openssl speed`-shaped table: rows algorithm/backend, columns sizes.
-pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
+/// The speed matrix, written once for the terminal and Markdown: a row
+/// per (algorithm, backend, setting, operation), a column per message
+/// size, each cell from `of` ("-" where nothing was measured).
+fn matrix(
+    records: &[SpeedRecord],
+    of: impl Fn(&SpeedRecord) -> Option<String>,
+) -> (Vec<String>, Vec<String>, Vec<Vec<String>>) {
     let (sizes, rows) = rows(records);
-    if rows.is_empty() {
-        return "no points measured\n".into();
-    }
     let labels = labels(&rows);
-    let cells: Vec<Vec<String>> = rows
+    let cells = rows
         .iter()
         .map(|(_, by)| {
             sizes
                 .iter()
-                .map(|s| {
-                    by.get(s)
-                        .and_then(|r| {
-                            unit.value(r).map(|v| {
-                                let mut c = unit.fmt(v);
-                                if r.noisy {
-                                    c.push('~');
-                                }
-                                c
-                            })
-                        })
-                        .unwrap_or_else(|| "-".into())
-                })
+                .map(|s| by.get(s).and_then(|r| of(r)).unwrap_or_else(|| "-".into()))
                 .collect()
         })
         .collect();
-    let heads: Vec<String> = sizes.iter().map(|s| format!("{s} bytes")).collect();
+    let heads = sizes.iter().map(|s| format!("{s} bytes")).collect();
+    (heads, labels, cells)
+}
+
+/// The `openssl speed`-shaped table: rows algorithm/backend, columns sizes.
+pub fn table(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
+    if records.is_empty() {
+        return "no points measured\n".into();
+    }
+    let (heads, labels, cells) = matrix(records, |r| {
+        unit.value(r).map(|v| {
+            let mut c = unit.fmt(v);
+            if r.noisy {
+                c.push('~');
+            }
+            c
+        })
+    });
     let mut out = String::new();
     out.push_str(&unit.caption(cycle_label));
     out.push_str("\nMedians; '~' marks a noisy point (robust CV > 5%).\n");
@@ -493,41 +500,29 @@ pub fn csv(records: &[SpeedRecord]) -> String {
 
 /// Markdown: the table with each cell's median and 95% interval.
 pub fn markdown(records: &[SpeedRecord], unit: Unit, cycle_label: &str) -> String {
-    let (sizes, rows) = rows(records);
-    let labels = labels(&rows);
-    let mut out = format!(
-        "{} Median [95% CI of the median].\n\n",
-        unit.caption(cycle_label)
-    );
-    out.push_str("| type |");
-    for s in &sizes {
-        out.push_str(&format!(" {s} bytes |"));
-    }
-    out.push_str("\n|---|");
-    for _ in &sizes {
-        out.push_str("---:|");
-    }
-    out.push('\n');
-    for ((_, by), label) in rows.iter().zip(&labels) {
-        out.push_str(&format!("| {label} |"));
-        for s in &sizes {
-            let c = by
-                .get(s)
-                .and_then(|r| {
-                    let v = unit.value(r)?;
-                    Some(match unit.interval(r) {
-                        Some((lo, hi)) => {
-                            format!("{} [{}–{}]", unit.fmt(v), unit.fmt(lo), unit.fmt(hi))
-                        }
-                        None => unit.fmt(v),
-                    })
-                })
-                .unwrap_or_else(|| "–".into());
-            out.push_str(&format!(" {c} |"));
-        }
-        out.push('\n');
-    }
-    out
+    let (heads, labels, cells) = matrix(records, |r| {
+        let v = unit.value(r)?;
+        Some(match unit.interval(r) {
+            Some((lo, hi)) => format!("{} [{}–{}]", unit.fmt(v), unit.fmt(lo), unit.fmt(hi)),
+            None => unit.fmt(v),
+        })
+    });
+    let mut head = vec!["type"];
+    head.extend(heads.iter().map(String::as_str));
+    let rows = labels
+        .into_iter()
+        .zip(cells)
+        .map(|(l, cs)| {
+            let mut row = vec![crate::table::cell(l, "")];
+            row.extend(cs.into_iter().map(|c| crate::table::cell(c, "n")));
+            row
+        })
+        .collect();
+    format!(
+        "{} Median [95% CI of the median].\n\n{}",
+        unit.caption(cycle_label),
+        crate::table::Table::new("", &head, rows).md()
+    )
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! interval.
 
 use crate::svg::escape;
+use crate::table::{cell, Table};
 use ango_core::{MultiCore, PkRecord, SpeedRecord};
 
 /// What a rate counts: bytes (shown as MB/s) or operations (ops/s).
@@ -85,51 +86,36 @@ pub fn pk_rows(records: &[PkRecord]) -> Vec<Row<'_>> {
         .collect()
 }
 
-/// One line per point (under 100 columns), its workers on the line below.
-pub fn table(rows: &[Row<'_>], rate: Rate) -> String {
-    if rows.is_empty() {
-        return "no multi-core points measured\n".into();
-    }
-    let mut out = format!(
-        "Multi-core {}: one worker alone, then N at once, each pinned to its own CPU;\n\
-         scaling = N workers / (N x one worker); 95% intervals on the line below\n",
-        rate.caption()
-    );
-    let heads = [
-        "algorithm",
-        "implementation",
-        "op",
-        "size",
-        "N",
-        "one",
-        "N workers",
-        "scaling",
-    ];
-    let cells: Vec<[String; 8]> = rows.iter().map(|r| columns(r, rate, false)).collect();
-    let w: Vec<usize> = (0..8)
-        .map(|i| {
-            cells
-                .iter()
-                .map(|c| c[i].chars().count())
-                .chain([heads[i].len()])
-                .max()
-                .unwrap_or(1)
+/// The table of the terminal and of Markdown: one row per point, its 95%
+/// intervals and workers on the line below (listed after the table in
+/// Markdown).
+fn table_of(rows: &[Row<'_>], rate: Rate) -> Table {
+    let cells = rows
+        .iter()
+        .map(|r| {
+            columns(r, rate, false)
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| cell(v, if i < 3 { "" } else { "n" }))
+                .collect()
         })
         .collect();
-    let line = |c: &[String]| {
-        let mut s = String::new();
-        for (i, v) in c.iter().enumerate() {
-            if i < 3 {
-                s.push_str(&format!("{v:<0$} ", w[i]));
-            } else {
-                s.push_str(&format!("{v:>0$} ", w[i]));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    out.push_str(&line(&heads.map(String::from)));
-    for (r, c) in rows.iter().zip(&cells) {
-        out.push_str(&line(c));
+    let mut t = Table::new(
+        "",
+        &[
+            "algorithm",
+            "implementation",
+            "op",
+            "size",
+            "N",
+            "one",
+            "N workers",
+            "scaling",
+        ],
+        cells,
+    );
+    t.squeeze = Some(1);
+    for (i, r) in rows.iter().enumerate() {
         let m = r.m;
         let per: Vec<String> = m
             .per_worker
@@ -143,19 +129,35 @@ pub fn table(rows: &[Row<'_>], rate: Rate) -> String {
                 )
             })
             .collect();
-        out.push_str(&crate::formats::fit(&format!(
-            "    95%: N workers {}-{}, scaling {}-{}; each: {}; one alone: CPU {} (CV {}){}\n",
-            rate.fmt(m.aggregate_ci95_low),
-            rate.fmt(m.aggregate_ci95_high),
-            pct(m.scaling_efficiency_ci95_low),
-            pct(m.scaling_efficiency_ci95_high),
-            per.join(", "),
-            m.single.cpu,
-            pct(m.single.robust_cv),
-            if r.noisy { "; noisy" } else { "" }
-        )));
+        t.under.push((
+            i,
+            format!(
+                "95%: N workers {}-{}, scaling {}-{}; each: {}; one alone: CPU {} (CV {}){}",
+                rate.fmt(m.aggregate_ci95_low),
+                rate.fmt(m.aggregate_ci95_high),
+                pct(m.scaling_efficiency_ci95_low),
+                pct(m.scaling_efficiency_ci95_high),
+                per.join(", "),
+                m.single.cpu,
+                pct(m.single.robust_cv),
+                if r.noisy { "; noisy" } else { "" }
+            ),
+        ));
     }
-    out
+    t
+}
+
+/// One line per point (under 100 columns), its workers on the line below.
+pub fn table(rows: &[Row<'_>], rate: Rate) -> String {
+    if rows.is_empty() {
+        return "no multi-core points measured\n".into();
+    }
+    format!(
+        "Multi-core {}: one worker alone, then N at once, each pinned to its own CPU;\n\
+         scaling = N workers / (N x one worker); 95% intervals on the line below\n{}",
+        rate.caption(),
+        crate::formats::fit(&table_of(rows, rate).text())
+    )
 }
 
 /// The HTML section: one table, every worker in its cell.
@@ -207,17 +209,13 @@ pub fn html(rows: &[Row<'_>], rate: Rate, title: &str) -> String {
     out
 }
 
-/// Markdown: the table's columns.
+/// Markdown: the same table, the intervals after it.
 pub fn markdown(rows: &[Row<'_>], rate: Rate) -> String {
-    let mut out = format!(
-        "Rates in {}.\n\n| algorithm | implementation | op | size | N | one worker | \
-         N workers [95%] | scaling [95%] |\n|---|---|---|---:|---:|---:|---:|---:|\n",
-        rate.caption()
-    );
-    for r in rows {
-        out.push_str(&format!("| {} |\n", columns(r, rate, true).join(" | ")));
-    }
-    out
+    format!(
+        "Rates in {}.\n\n{}",
+        rate.caption(),
+        table_of(rows, rate).md()
+    )
 }
 
 /// One row's columns: algorithm, implementation, op, size, N, one worker,

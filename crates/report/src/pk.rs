@@ -3,6 +3,7 @@
 //! statistics, the sizes table, findings, and the distribution chart.
 
 use crate::svg::escape;
+use crate::table::{cell, Cell, Table};
 use ango_core::{Finding, PkAlgorithm, PkRecord, PkSamples, Verdict};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -70,9 +71,9 @@ as a program that sets up per call pays. Tables show operation; the last table c
 Which one is used can decide a comparison such as seed 003's 'ML-KEM is faster than X25519'.";
 
 /// Operation against api-call per (algorithm, operation, backend): both
-/// medians and the api-call overhead; empty unless both were measured.
-pub fn timing_table(records: &[PkRecord]) -> String {
-    let mut out = String::new();
+/// medians and the api-call overhead; None unless both were measured.
+pub fn timing_table(records: &[PkRecord]) -> Option<Table> {
+    let mut rows = Vec::new();
     for r in sorted(records)
         .into_iter()
         .filter(|r| r.timing == "operation")
@@ -85,24 +86,27 @@ pub fn timing_table(records: &[PkRecord]) -> String {
         }) else {
             continue;
         };
-        if out.is_empty() {
-            let _ = writeln!(
-                out,
-                "Operation against api-call timing (medians)\n{:<34} {:<7} {:>12} {:>12} {:>9}",
-                "algorithm [backend]", "op", "operation", "api-call", "api ÷ op"
-            );
-        }
-        let _ = writeln!(
-            out,
-            "{:<34} {:<7} {:>12} {:>12} {:>8.2}×",
-            label(r),
-            r.operation,
-            fmt_ns(r.stats.median),
-            fmt_ns(api.stats.median),
-            api.stats.median / r.stats.median
-        );
+        rows.push(vec![
+            cell(label(r), ""),
+            cell(&r.operation, ""),
+            cell(fmt_ns(r.stats.median), "n"),
+            cell(fmt_ns(api.stats.median), "n"),
+            cell(format!("{:.2}×", api.stats.median / r.stats.median), "n"),
+        ]);
     }
-    out
+    (!rows.is_empty()).then(|| {
+        Table::new(
+            "Operation against api-call timing (medians)",
+            &[
+                "algorithm [backend]",
+                "op",
+                "operation",
+                "api-call",
+                "api ÷ op",
+            ],
+            rows,
+        )
+    })
 }
 
 fn sorted(records: &[PkRecord]) -> Vec<&PkRecord> {
@@ -132,71 +136,70 @@ const SEED_OPS: &[(&str, &str, &str)] = &[
 ];
 
 /// Seed 003's layout: one table per operation, times in milliseconds.
-pub fn seed_tables(records: &[PkRecord]) -> String {
-    let mut out = String::new();
+pub fn seed_tables(records: &[PkRecord]) -> Vec<Table> {
+    let mut out = Vec::new();
     for (kind, op, title) in SEED_OPS {
-        let rows: Vec<&PkRecord> = sorted(records)
+        let rows: Vec<Vec<Cell>> = sorted(records)
             .into_iter()
             .filter(|r| r.kind == *kind && r.operation == *op)
+            .map(|r| {
+                let mut v = vec![cell(label(r), "")];
+                v.extend(
+                    [
+                        r.stats.mean,
+                        r.stats.sd,
+                        r.stats.q1,
+                        r.stats.median,
+                        r.stats.q3,
+                    ]
+                    .iter()
+                    .map(|x| cell(format!("{:.6}", x / 1e6), "n")),
+                );
+                v.push(cell(format!("{:.2}%", r.stats.robust_cv * 100.0), "n"));
+                v
+            })
             .collect();
         if rows.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{title}, ms");
-        let heads: Vec<String> = ["mean", "SD", "Q1", "median", "Q3", "robust CV"]
-            .map(String::from)
-            .to_vec();
-        let labels: Vec<String> = rows.iter().map(|r| label(r)).collect();
-        let cells: Vec<Vec<String>> = rows
-            .iter()
-            .map(|r| {
-                let mut v: Vec<String> = [
-                    r.stats.mean,
-                    r.stats.sd,
-                    r.stats.q1,
-                    r.stats.median,
-                    r.stats.q3,
-                ]
-                .iter()
-                .map(|x| format!("{:.6}", x / 1e6))
-                .collect();
-                v.push(format!("{:.2}%", r.stats.robust_cv * 100.0));
-                v
-            })
-            .collect();
-        out.push_str(&crate::formats::grid("", &heads, &labels, &cells));
-        out.push('\n');
+        out.push(Table::new(
+            format!("{title}, ms"),
+            &[
+                "algorithm [backend]",
+                "mean",
+                "SD",
+                "Q1",
+                "median",
+                "Q3",
+                "robust CV",
+            ],
+            rows,
+        ));
     }
     out
 }
 
 /// Every statistic, one row per point (times in µs).
-pub fn full_table(records: &[PkRecord]) -> String {
-    let rows = sorted(records);
-    let heads: Vec<String> = [
-        "n", "mean", "SD", "min", "Q1", "median", "Q3", "p95", "p99", "max", "rCV",
-    ]
-    .map(String::from)
-    .to_vec();
-    let labels: Vec<String> = rows
-        .iter()
+pub fn full_table(records: &[PkRecord]) -> Table {
+    let rows = sorted(records)
+        .into_iter()
         .map(|r| {
-            format!(
-                "{} {}{}",
-                label(r),
-                r.operation,
-                if r.warnings.is_empty() {
-                    ""
-                } else {
-                    " (cut short)"
-                }
-            )
-        })
-        .collect();
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let mut v = vec![r.iterations.to_string()];
+            let mut v = vec![
+                cell(label(r), ""),
+                cell(
+                    format!(
+                        "{}{}",
+                        r.operation,
+                        if r.warnings.is_empty() {
+                            ""
+                        } else {
+                            " (cut short)"
+                        }
+                    ),
+                    "",
+                ),
+                cell(r.iterations.to_string(), "n"),
+            ];
             v.extend(
                 [
                     r.stats.mean,
@@ -210,39 +213,74 @@ pub fn full_table(records: &[PkRecord]) -> String {
                     r.stats.max,
                 ]
                 .iter()
-                .map(|x| format!("{:.2}", x / 1e3)),
+                .map(|x| cell(format!("{:.2}", x / 1e3), "n")),
             );
-            v.push(format!("{:.1}%", r.stats.robust_cv * 100.0));
+            v.push(cell(format!("{:.1}%", r.stats.robust_cv * 100.0), "n"));
             v
         })
         .collect();
-    crate::formats::grid("µs per call", &heads, &labels, &cells)
+    Table::new(
+        "µs per call",
+        &[
+            "algorithm [backend]",
+            "op",
+            "n",
+            "mean",
+            "SD",
+            "min",
+            "Q1",
+            "median",
+            "Q3",
+            "p95",
+            "p99",
+            "max",
+            "rCV",
+        ],
+        rows,
+    )
 }
 
 /// The sizes of each (algorithm, backend): seed 003 Tables 1, 5 and 16.
-pub fn sizes_table(records: &[PkRecord]) -> String {
+pub fn sizes_table(records: &[PkRecord]) -> Table {
     let mut seen: BTreeMap<(usize, String, String), &PkRecord> = BTreeMap::new();
     for r in records {
         let (a, b, _) = order(r);
         seen.entry((a, b, r.algorithm.clone())).or_insert(r);
     }
-    let mut out = String::from("Sizes in bytes (encoding in brackets)\n");
-    for r in seen.values() {
-        let cells: Vec<String> = r
-            .sizes
-            .iter()
-            .map(|s| {
-                format!(
-                    "{} {} [{}]",
-                    s.object.replace('_', " "),
-                    s.bytes,
-                    s.encoding
-                )
-            })
-            .collect();
-        let _ = writeln!(out, "{:<34} {}", label(r), cells.join(", "));
-    }
-    out
+    let rows = seen
+        .values()
+        .map(|r| {
+            let sizes: Vec<String> = r
+                .sizes
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {} [{}]",
+                        s.object.replace('_', " "),
+                        s.bytes,
+                        s.encoding
+                    )
+                })
+                .collect();
+            vec![label(r), sizes.join(", ")]
+        })
+        .collect();
+    Table::labels(
+        "Sizes in bytes (encoding in brackets)",
+        &["algorithm [backend]", "sizes"],
+        rows,
+    )
+}
+
+/// Every table of the terminal and of Markdown: seed 003's, every
+/// statistic, sizes, and operation against api-call timing.
+fn tables(all: &[PkRecord]) -> Vec<Table> {
+    let records = &shown(all);
+    let mut v = seed_tables(records);
+    v.push(full_table(records));
+    v.push(sizes_table(records));
+    v.extend(timing_table(all));
+    v
 }
 
 const CSV_FIELDS: &[&str] = &[
@@ -301,46 +339,22 @@ pub fn csv(records: &[PkRecord]) -> String {
     out
 }
 
-pub fn markdown(records: &[PkRecord]) -> String {
-    let mut out = String::from(
-        "| algorithm | backend | op | n | mean µs | SD µs | Q1 µs | median µs | Q3 µs | p95 µs | p99 µs | max µs | robust CV |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for r in sorted(records) {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2}% |",
-            r.algorithm,
-            r.who(),
-            r.operation,
-            r.iterations,
-            r.stats.mean / 1e3,
-            r.stats.sd / 1e3,
-            r.stats.q1 / 1e3,
-            r.stats.median / 1e3,
-            r.stats.q3 / 1e3,
-            r.stats.p95 / 1e3,
-            r.stats.p99 / 1e3,
-            r.stats.max / 1e3,
-            r.stats.robust_cv * 100.0
-        );
-    }
-    out
+pub fn markdown(all: &[PkRecord]) -> String {
+    tables(all)
+        .iter()
+        .map(Table::md)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The terminal tables: seed 003's, every statistic, sizes, and operation
 /// against api-call timing.
 pub fn table(all: &[PkRecord]) -> String {
-    let records = &shown(all);
-    let mut s = seed_tables(records);
-    s.push_str(&full_table(records));
-    s.push('\n');
-    s.push_str(&sizes_table(records));
-    let t = timing_table(all);
-    if !t.is_empty() {
-        s.push('\n');
-        s.push_str(&t);
-    }
-    s
+    tables(all)
+        .iter()
+        .map(Table::text)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn find<'a>(records: &'a [PkRecord], algo: &str, op: &str, backend: &str) -> Option<&'a PkRecord> {
@@ -499,10 +513,6 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
     out
 }
 
-fn html_table(text: &str) -> String {
-    format!("<pre>{}</pre>", escape(text))
-}
-
 /// The report's public-key section: findings, seed 003's tables, the full
 /// statistics, sizes, and a distribution chart per operation.
 pub fn html_section(all: &[PkRecord], samples: &[PkSamples]) -> String {
@@ -548,15 +558,15 @@ pub fn html_section(all: &[PkRecord], samples: &[PkSamples]) -> String {
         }
     }
     out.push_str("<h3>Seed 003's tables (ms)</h3>");
-    out.push_str(&html_table(&seed_tables(records)));
+    for t in seed_tables(records) {
+        out.push_str(&t.html());
+    }
     out.push_str("<h3>Every statistic</h3>");
-    out.push_str(&html_table(&full_table(records)));
+    out.push_str(&full_table(records).html());
     out.push_str("<h3>Sizes</h3>");
-    out.push_str(&html_table(&sizes_table(records)));
-    let t = timing_table(all);
-    if !t.is_empty() {
-        out.push_str("<h3>Operation against api-call timing</h3>");
-        out.push_str(&html_table(&t));
+    out.push_str(&sizes_table(records).html());
+    if let Some(t) = timing_table(all) {
+        out.push_str(&t.html());
     }
     out
 }
@@ -765,7 +775,7 @@ mod tests {
 
     #[test]
     fn seed_table_is_in_milliseconds_with_six_decimals() {
-        let t = seed_tables(&[rec("ml-kem-768", "keygen", 14_133.0, 0.043, 20_000.0)]);
+        let t = seed_tables(&[rec("ml-kem-768", "keygen", 14_133.0, 0.043, 20_000.0)])[0].text();
         assert!(t.contains("Table 2"), "{t}");
         assert!(t.contains("0.014133"), "{t}");
     }

@@ -33,69 +33,123 @@ pub fn cell(text: impl Into<String>, class: &'static str) -> Cell {
     }
 }
 
-/// A table rendered both as text and as HTML.
+/// A table, written once: [`Table::text`] for the terminal, [`Table::md`]
+/// and [`Table::html`] from the same cells.
+#[derive(Default)]
 pub struct Table {
+    /// Its heading; none when empty.
     pub title: String,
     pub head: Vec<String>,
     pub rows: Vec<Vec<Cell>>,
+    /// Lines that belong to one row (what memcheck found there): under
+    /// their row in the text form, listed after the table in the others.
+    pub under: Vec<(usize, String)>,
+    /// The column the text form may cut (with "…") so that the table fits
+    /// the terminal's 100 columns; the other forms have it whole.
+    pub squeeze: Option<usize>,
 }
 
 impl Table {
-    /// Aligned columns: labels left, numbers right.
+    /// A table with these headings and rows.
+    pub fn new(title: impl Into<String>, head: &[&str], rows: Vec<Vec<Cell>>) -> Table {
+        Table {
+            title: title.into(),
+            head: head.iter().map(|h| h.to_string()).collect(),
+            rows,
+            ..Table::default()
+        }
+    }
+
+    /// A table of labels (every cell left-aligned).
+    pub fn labels(title: impl Into<String>, head: &[&str], rows: Vec<Vec<String>>) -> Table {
+        let rows = rows
+            .into_iter()
+            .map(|r| r.into_iter().map(|t| cell(t, "")).collect())
+            .collect();
+        Table::new(title, head, rows)
+    }
+
+    /// Whether column `i` is of labels (left-aligned): as its first row's
+    /// cell is.
+    fn left(&self, i: usize) -> bool {
+        self.rows
+            .first()
+            .and_then(|r| r.get(i))
+            .is_none_or(|c| c.class.is_empty())
+    }
+
+    /// Aligned columns, labels left and numbers right, within the
+    /// terminal's width when a column may be cut; each row's lines under
+    /// it, indented.
     pub fn text(&self) -> String {
+        let n = self.head.len();
         let mut w: Vec<usize> = self.head.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
-            for (i, c) in row.iter().enumerate() {
-                if let Some(x) = w.get_mut(i) {
-                    *x = (*x).max(c.text.chars().count());
-                }
+            for (i, c) in row.iter().enumerate().take(n) {
+                w[i] = w[i].max(c.text.chars().count());
             }
         }
-        // A column is aligned as its first row's cell: labels left.
-        let first = self.rows.first();
-        let left: Vec<bool> = (0..w.len())
-            .map(|i| {
-                first
-                    .and_then(|r| r.get(i))
-                    .is_none_or(|c| c.class.is_empty())
-            })
-            .collect();
+        if let Some(k) = self.squeeze.filter(|&k| k < n) {
+            let others: usize = w
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != k)
+                .map(|(_, x)| x + 2)
+                .sum();
+            let room = crate::formats::TERMINAL_WIDTH.saturating_sub(others);
+            w[k] = w[k].min(room).max(self.head[k].chars().count()).max(12);
+        }
         let line = |cells: Vec<&str>| {
             let parts: Vec<String> = cells
                 .iter()
-                .zip(w.iter().zip(&left))
-                .map(|(t, (w, left))| {
-                    if *left {
-                        format!("{t:<w$}")
+                .enumerate()
+                .map(|(i, t)| {
+                    let wi = w[i];
+                    let t = if Some(i) == self.squeeze && t.chars().count() > wi {
+                        let cut: String = t.chars().take(wi.saturating_sub(1)).collect();
+                        format!("{cut}…")
                     } else {
-                        format!("{t:>w$}")
+                        t.to_string()
+                    };
+                    if self.left(i) {
+                        format!("{t:<wi$}")
+                    } else {
+                        format!("{t:>wi$}")
                     }
                 })
                 .collect();
             format!("{}\n", parts.join("  ").trim_end())
         };
-        let mut out = format!("{}\n", self.title);
+        let mut out = String::new();
+        if !self.title.is_empty() {
+            out.push_str(&self.title);
+            out.push('\n');
+        }
         out.push_str(&line(self.head.iter().map(String::as_str).collect()));
-        for row in &self.rows {
-            out.push_str(&line(row.iter().map(|c| c.text.as_str()).collect()));
+        for (i, row) in self.rows.iter().enumerate() {
+            out.push_str(&line(row.iter().take(n).map(|c| c.text.as_str()).collect()));
+            for (_, u) in self.under.iter().filter(|(r, _)| *r == i) {
+                let _ = writeln!(out, "    {u}");
+            }
         }
         out
     }
 
-    /// A `###` title and a Markdown table (labels left, numbers right).
+    /// A `###` title and a Markdown table (labels left, numbers right),
+    /// the rows' lines after it.
     pub fn md(&self) -> String {
         let esc = |t: &str| t.replace('|', "\\|");
-        let mut out = format!("### {}\n\n|", self.title);
+        let mut out = String::new();
+        if !self.title.is_empty() {
+            let _ = write!(out, "### {}\n\n", self.title);
+        }
+        out.push('|');
         for h in &self.head {
             let _ = write!(out, " {} |", esc(h));
         }
         out.push_str("\n|");
-        let first = self.rows.first();
         for i in 0..self.head.len() {
-            let left = first
-                .and_then(|r| r.get(i))
-                .is_none_or(|c| c.class.is_empty());
-            out.push_str(if left { "---|" } else { "---:|" });
+            out.push_str(if self.left(i) { "---|" } else { "---:|" });
         }
         out.push('\n');
         for row in &self.rows {
@@ -105,12 +159,30 @@ impl Table {
             }
             out.push('\n');
         }
+        if !self.under.is_empty() {
+            out.push('\n');
+            for (r, u) in &self.under {
+                let label = self.rows[*r].first().map_or("", |c| c.text.as_str());
+                let _ = writeln!(out, "- {}: {}", esc(label), esc(u));
+            }
+        }
         out
     }
 
-    /// An `<h3>` title and a table in the page's style.
+    /// An `<h3>` title and a table in the page's style, the rows' lines
+    /// after it.
     pub fn html(&self) -> String {
-        let mut out = format!("<h3>{}</h3><table><tr>", escape(&self.title));
+        let mut out = String::new();
+        if !self.title.is_empty() {
+            let _ = write!(out, "<h3>{}</h3>", escape(&self.title));
+        }
+        out.push_str(&self.html_table());
+        out
+    }
+
+    /// The table alone, for a section that writes its own heading.
+    pub fn html_table(&self) -> String {
+        let mut out = String::from("<table><tr>");
         for h in &self.head {
             let _ = write!(out, "<th>{}</th>", escape(h));
         }
@@ -127,21 +199,15 @@ impl Table {
             out.push_str("</tr>");
         }
         out.push_str("</table>");
-        out
-    }
-}
-
-impl Table {
-    /// A table of labels (every cell left-aligned).
-    pub fn labels(title: impl Into<String>, head: &[&str], rows: Vec<Vec<String>>) -> Table {
-        Table {
-            title: title.into(),
-            head: head.iter().map(|h| h.to_string()).collect(),
-            rows: rows
-                .into_iter()
-                .map(|r| r.into_iter().map(|t| cell(t, "")).collect())
-                .collect(),
+        if !self.under.is_empty() {
+            out.push_str("<ul>");
+            for (r, u) in &self.under {
+                let label = self.rows[*r].first().map_or("", |c| c.text.as_str());
+                let _ = write!(out, "<li>{}: {}</li>", escape(label), escape(u));
+            }
+            out.push_str("</ul>");
         }
+        out
     }
 
     /// RFC 4180 CSV: a header line, then one line per row; a field with a

@@ -266,7 +266,12 @@ fn grid(
             row
         })
         .collect();
-    Table { title, head, rows }
+    Table {
+        title,
+        head,
+        rows,
+        ..Table::default()
+    }
 }
 
 /// The HTML class of a record's number: failed, flight over the write
@@ -350,6 +355,7 @@ fn tables(records: &[TlsRecord]) -> Vec<Table> {
             .map(String::from)
             .collect(),
         rows,
+        ..Table::default()
     });
     for g in &groups {
         out.push(grid(
@@ -400,6 +406,7 @@ fn tables(records: &[TlsRecord]) -> Vec<Table> {
             .chain(cas.iter().map(|c| c.to_string()))
             .collect(),
         rows: vec![ca_row],
+        ..Table::default()
     });
     out
 }
@@ -531,6 +538,7 @@ fn stack_comparison(records: &[TlsRecord]) -> Option<Table> {
             .into(),
         head: header,
         rows,
+        ..Table::default()
     })
 }
 

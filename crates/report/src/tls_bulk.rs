@@ -3,7 +3,8 @@
 //! CPU time per byte, per (client hw, server hw) setting, and seed 004's
 //! two speed claims checked against the client's CPU time.
 
-use crate::svg::{bar_chart, escape, Bar};
+use crate::svg::{bar_chart, Bar};
+use crate::table::{cell as table_cell, Table};
 use ango_core::finding::Verdict;
 use ango_core::{Finding, TlsBulkRecord};
 use std::fmt::Write as _;
@@ -308,32 +309,51 @@ fn cpu_cell(r: Option<&TlsBulkRecord>) -> String {
     )
 }
 
+/// A (version, suite) row per line, a column per setting, each cell
+/// from `of`.
+fn by_setting(
+    title: &str,
+    rs: &[TlsBulkRecord],
+    of: fn(Option<&TlsBulkRecord>) -> String,
+) -> Table {
+    let cols = settings(rs);
+    let mut head = vec!["TLS".to_string(), "cipher suite".to_string()];
+    head.extend(cols.iter().map(|c| label(rs, c)));
+    let rows = rows(rs)
+        .into_iter()
+        .map(|row| {
+            let mut v = vec![table_cell(&row.0, ""), table_cell(&row.1, "")];
+            v.extend(cols.iter().map(|c| table_cell(of(find(rs, &row, c)), "n")));
+            v
+        })
+        .collect();
+    Table {
+        title: title.into(),
+        head,
+        rows,
+        ..Table::default()
+    }
+}
+
+/// The client's and server's CPU time per byte (the main figure), and the
+/// throughput.
+fn tables(rs: &[TlsBulkRecord]) -> [Table; 2] {
+    [
+        by_setting(
+            "CPU time per byte, client / server (ns/B, median; the main figure):",
+            rs,
+            cpu_cell,
+        ),
+        by_setting("Throughput (MB/s, median [quartiles]):", rs, rate_cell),
+    ]
+}
+
 /// The terminal tables.
 pub fn text(rs: &[TlsBulkRecord]) -> String {
-    let mut s = String::new();
-    let cols = settings(rs);
-    let table = |s: &mut String, title: &str, cell: &dyn Fn(Option<&TlsBulkRecord>) -> String| {
-        let _ = writeln!(s, "{title}");
-        let _ = write!(s, "{:<4} {:<46}", "TLS", "cipher suite");
-        for c in &cols {
-            let _ = write!(s, " {:>26}", label(rs, c));
-        }
-        s.push('\n');
-        for row in rows(rs) {
-            let _ = write!(s, "{:<4} {:<46}", row.0, row.1);
-            for c in &cols {
-                let _ = write!(s, " {:>26}", cell(find(rs, &row, c)));
-            }
-            s.push('\n');
-        }
-    };
-    table(
-        &mut s,
-        "CPU time per byte, client / server (ns/B, median; the main figure):",
-        &cpu_cell,
-    );
+    let [cpu, rate] = tables(rs);
+    let mut s = cpu.text();
     s.push('\n');
-    table(&mut s, "Throughput (MB/s, median [quartiles]):", &rate_cell);
+    s.push_str(&rate.text());
     for n in notes(rs) {
         let _ = writeln!(s, "  {n}");
     }
@@ -389,34 +409,9 @@ pub fn section(rs: &[TlsBulkRecord]) -> String {
             None
         )
     );
-    out.push_str("<table><tr><th>TLS</th><th>cipher suite</th>");
-    for c in &cols {
-        let _ = write!(
-            out,
-            "<th>{}<br>MB/s [quartiles]; CPU ns/B client / server</th>",
-            escape(&label(rs, c))
-        );
+    for t in tables(rs) {
+        out.push_str(&t.html());
     }
-    out.push_str("</tr>");
-    for row in rows(rs) {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td>",
-            escape(&row.0),
-            escape(&row.1)
-        );
-        for c in &cols {
-            let r = find(rs, &row, c);
-            let _ = write!(
-                out,
-                "<td class=\"n\">{}; {}</td>",
-                escape(&rate_cell(r)),
-                escape(&cpu_cell(r))
-            );
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</table>");
     out.push_str(&crate::svg::bullet_list(&notes(rs)));
     out
 }
@@ -452,23 +447,12 @@ pub fn csv(rs: &[TlsBulkRecord]) -> String {
 }
 
 pub fn markdown(rs: &[TlsBulkRecord]) -> String {
-    let cols = settings(rs);
-    let mut out = String::from("| TLS | cipher suite |");
-    for c in &cols {
-        let _ = write!(out, " {} MB/s; CPU ns/B c/s |", label(rs, c));
-    }
-    out.push_str("\n|---|---|");
-    for _ in &cols {
-        out.push_str("--:|");
-    }
+    let [cpu, rate] = tables(rs);
+    let mut out = cpu.md();
     out.push('\n');
-    for row in rows(rs) {
-        let _ = write!(out, "| {} | {} |", row.0, row.1);
-        for c in &cols {
-            let r = find(rs, &row, c);
-            let _ = write!(out, " {}; {} |", rate_cell(r), cpu_cell(r));
-        }
-        out.push('\n');
+    out.push_str(&rate.md());
+    for n in notes(rs) {
+        let _ = writeln!(out, "\n{n}");
     }
     out
 }

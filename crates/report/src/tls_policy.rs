@@ -6,6 +6,7 @@
 //! §6's claims checked.
 
 use crate::svg::escape;
+use crate::table::{cell as table_cell, Table};
 use ango_core::finding::Verdict;
 use ango_core::tls_records::equal_preference as rule;
 use ango_core::{Finding, TlsPolicyRecord};
@@ -283,27 +284,40 @@ fn notes(rs: &[TlsPolicyRecord]) -> Vec<String> {
     v
 }
 
+/// Per TLS version, the matrix of client profiles × server policies: the
+/// suite negotiated and its cost to the client.
+fn tables(rs: &[TlsPolicyRecord]) -> Vec<Table> {
+    let ps = policies(rs);
+    let mut head = vec!["client \\ server"];
+    head.extend(ps.iter().map(String::as_str));
+    versions(rs)
+        .into_iter()
+        .map(|v| {
+            let rows = clients(rs)
+                .into_iter()
+                .map(|c| {
+                    let mut row = vec![table_cell(&c, "")];
+                    row.extend(
+                        ps.iter()
+                            .map(|p| table_cell(cell(find(rs, &v, &c, p)), "n")),
+                    );
+                    row
+                })
+                .collect();
+            Table::new(
+                format!("TLS {v}: negotiated suite and its cost to the client (CPU per byte):"),
+                &head,
+                rows,
+            )
+        })
+        .collect()
+}
+
 /// The terminal tables.
 pub fn text(rs: &[TlsPolicyRecord]) -> String {
     let mut s = String::new();
-    let ps = policies(rs);
-    for v in versions(rs) {
-        let _ = writeln!(
-            s,
-            "TLS {v}: negotiated suite and its cost to the client (CPU per byte):"
-        );
-        let _ = write!(s, "{:<16}", "client \\ server");
-        for p in &ps {
-            let _ = write!(s, " {p:>38}");
-        }
-        s.push('\n');
-        for c in clients(rs) {
-            let _ = write!(s, "{c:<16}");
-            for p in &ps {
-                let _ = write!(s, " {:>38}", cell(find(rs, &v, &c, p)));
-            }
-            s.push('\n');
-        }
+    for t in tables(rs) {
+        s.push_str(&t.text());
         s.push('\n');
     }
     for n in notes(rs) {
@@ -403,25 +417,9 @@ pub fn csv(rs: &[TlsPolicyRecord]) -> String {
 }
 
 pub fn markdown(rs: &[TlsPolicyRecord]) -> String {
-    let ps = policies(rs);
     let mut out = String::new();
-    for v in versions(rs) {
-        let _ = write!(out, "| TLS {v} |");
-        for p in &ps {
-            let _ = write!(out, " {p} |");
-        }
-        out.push_str("\n|---|");
-        for _ in &ps {
-            out.push_str("---|");
-        }
-        out.push('\n');
-        for c in clients(rs) {
-            let _ = write!(out, "| {c} |");
-            for p in &ps {
-                let _ = write!(out, " {} |", cell(find(rs, &v, &c, p)));
-            }
-            out.push('\n');
-        }
+    for t in tables(rs) {
+        out.push_str(&t.md());
         out.push('\n');
     }
     out

@@ -6,6 +6,7 @@
 //! stacks here that offer each.
 
 use crate::svg::{escape, Chart, Series, PALETTE};
+use crate::table::{cell as table_cell, Table};
 use ango_core::finding::Verdict;
 use ango_core::tls_records::{SuiteOffer, TlsRecordsRecord};
 use ango_core::Finding;
@@ -130,37 +131,81 @@ pub fn findings(rs: &[TlsRecordsRecord]) -> Vec<Finding> {
     }]
 }
 
+/// A (version, suite) row per line, a column per plaintext length, each
+/// cell from `of`.
+fn by_size(
+    title: &str,
+    rs: &[TlsRecordsRecord],
+    of: impl Fn(&TlsRecordsRecord) -> String,
+) -> Table {
+    let sizes = sizes(rs);
+    let mut head = vec!["TLS".to_string(), "cipher suite".to_string()];
+    head.extend(sizes.iter().map(|n| format!("{n} B")));
+    let rows = rows(rs)
+        .into_iter()
+        .map(|(v, suite)| {
+            let mut row = vec![table_cell(&v, ""), table_cell(&suite, "")];
+            row.extend(sizes.iter().map(|&n| {
+                table_cell(find(rs, &v, &suite, n).map_or_else(|| "-".into(), &of), "n")
+            }));
+            row
+        })
+        .collect();
+    Table {
+        title: title.into(),
+        head,
+        rows,
+        ..Table::default()
+    }
+}
+
+/// The wire bytes (overhead) and the overhead in percent, by size.
+fn tables(rs: &[TlsRecordsRecord]) -> [Table; 2] {
+    [
+        by_size(
+            "Wire bytes of one application record (header + fragment), and its overhead over \
+             the plaintext, as captured:",
+            rs,
+            |r| cell(Some(r)),
+        ),
+        by_size("Overhead in percent of the plaintext:", rs, |r| {
+            format!("{:.2}%", r.overhead_percent)
+        }),
+    ]
+}
+
+/// Seed 004 §1.5's seven ChaCha20-Poly1305 suites, and who offers each
+/// here.
+fn offers_table(offers: &[SuiteOffer]) -> Table {
+    let rows = offers
+        .iter()
+        .map(|o| {
+            vec![
+                o.code.clone(),
+                o.iana.clone(),
+                o.seed.clone(),
+                if o.offered_by.is_empty() {
+                    "none".to_string()
+                } else {
+                    o.offered_by.join(", ")
+                },
+            ]
+        })
+        .collect();
+    Table::labels(
+        "Seed 004 §1.5: the seven ChaCha20-Poly1305 suites (RFC 7905) and the stacks here that \
+         offer each (seed: O = OpenSSL 1.1.0, F = Firefox, C = Chrome, in 2016):",
+        &["code", "IANA name", "seed (2016)", "offered here by"],
+        rows,
+    )
+}
+
 /// The terminal tables.
 pub fn text(rs: &[TlsRecordsRecord], offers: &[SuiteOffer]) -> String {
-    let mut s = String::new();
-    let sizes = sizes(rs);
-    let _ = writeln!(
-        s,
-        "Wire bytes of one application record (header + fragment), and its overhead over the \
-         plaintext, as captured:"
-    );
-    let _ = write!(s, "{:<4} {:<46}", "TLS", "cipher suite");
-    for n in &sizes {
-        let _ = write!(s, " {:>14}", format!("{n} B"));
-    }
+    let [wire, percent] = tables(rs);
+    let mut s = wire.text();
     s.push('\n');
-    for (v, suite) in rows(rs) {
-        let _ = write!(s, "{v:<4} {suite:<46}");
-        for &n in &sizes {
-            let _ = write!(s, " {:>14}", cell(find(rs, &v, &suite, n)));
-        }
-        s.push('\n');
-    }
-    let _ = writeln!(s, "\nOverhead in percent of the plaintext:");
-    for (v, suite) in rows(rs) {
-        let _ = write!(s, "{v:<4} {suite:<46}");
-        for &n in &sizes {
-            let c = find(rs, &v, &suite, n)
-                .map_or_else(|| "-".into(), |r| format!("{:.2}%", r.overhead_percent));
-            let _ = write!(s, " {c:>14}");
-        }
-        s.push('\n');
-    }
+    s.push_str(&percent.text());
     for n in notes(rs) {
         let _ = writeln!(s, "  {n}");
     }
@@ -168,25 +213,8 @@ pub fn text(rs: &[TlsRecordsRecord], offers: &[SuiteOffer]) -> String {
     let _ = writeln!(s, "\nSeed 004's finding, checked here:");
     s.push_str(&crate::findings::text(&f));
     if !offers.is_empty() {
-        let _ = writeln!(
-            s,
-            "\nSeed 004 §1.5: the seven ChaCha20-Poly1305 suites (RFC 7905) and the stacks here \
-             that offer each (seed: O = OpenSSL 1.1.0, F = Firefox, C = Chrome, in 2016):"
-        );
-        for o in offers {
-            let _ = writeln!(
-                s,
-                "  {:<7} {:<46} {:<8} here: {}",
-                o.code,
-                o.iana,
-                o.seed,
-                if o.offered_by.is_empty() {
-                    "none".to_string()
-                } else {
-                    o.offered_by.join(", ")
-                }
-            );
-        }
+        s.push('\n');
+        s.push_str(&offers_table(offers).text());
     }
     s
 }
@@ -258,26 +286,11 @@ pub fn section(rs: &[TlsRecordsRecord], offers: &[SuiteOffer]) -> String {
     out.push_str("</table>");
     out.push_str(&crate::svg::bullet_list(&notes(rs)));
     if !offers.is_empty() {
-        out.push_str(
-            "<h3>The seven ChaCha20-Poly1305 suites (seed 004 §1.5, RFC 7905)</h3><table><tr>\
-             <th>code</th><th>IANA name</th><th>seed (2016): O OpenSSL 1.1.0, F Firefox, C \
-             Chrome</th><th>offered here by</th></tr>",
+        let _ = write!(
+            out,
+            "<h3>The seven ChaCha20-Poly1305 suites (seed 004 §1.5, RFC 7905)</h3>{}",
+            offers_table(offers).html_table()
         );
-        for o in offers {
-            let _ = write!(
-                out,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&o.code),
-                escape(&o.iana),
-                escape(&o.seed),
-                escape(&if o.offered_by.is_empty() {
-                    "none".to_string()
-                } else {
-                    o.offered_by.join(", ")
-                })
-            );
-        }
-        out.push_str("</table>");
     }
     out
 }
@@ -309,22 +322,12 @@ pub fn csv(rs: &[TlsRecordsRecord]) -> String {
 }
 
 pub fn markdown(rs: &[TlsRecordsRecord]) -> String {
-    let sizes = sizes(rs);
-    let mut out = String::from("| TLS | cipher suite |");
-    for n in &sizes {
-        let _ = write!(out, " {n} B |");
-    }
-    out.push_str("\n|---|---|");
-    for _ in &sizes {
-        out.push_str("--:|");
-    }
+    let [wire, percent] = tables(rs);
+    let mut out = wire.md();
     out.push('\n');
-    for (v, suite) in rows(rs) {
-        let _ = write!(out, "| {v} | {suite} |");
-        for &n in &sizes {
-            let _ = write!(out, " {} |", cell(find(rs, &v, &suite, n)));
-        }
-        out.push('\n');
+    out.push_str(&percent.md());
+    for n in notes(rs) {
+        let _ = writeln!(out, "\n{n}");
     }
     out
 }
