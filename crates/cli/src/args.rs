@@ -808,6 +808,11 @@ pub struct ReportArgs {
     /// directory's records; nothing is written).
     #[arg(long, value_name = "FORMAT", default_value = "html")]
     pub format: String,
+    /// Print how the claim with this id (a finding's `id`, as the report's
+    /// verdict table and findings.jsonl give it) was derived: its value,
+    /// verdict and the records it was computed from. Nothing is written.
+    #[arg(long, value_name = "ID")]
+    pub claim: Option<String>,
 }
 
 impl SpeedArgs {

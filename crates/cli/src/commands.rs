@@ -125,6 +125,26 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
         notes,
         variant_providers: variant_providers(),
     };
+    if let Some(id) = &a.claim {
+        let findings = ango_report::suites::findings(&data);
+        let Some(f) = findings.iter().find(|f| &f.id == id) else {
+            let ids: Vec<&str> = findings.iter().map(|f| f.id.as_str()).collect();
+            return Err(Error::usage(if ids.is_empty() {
+                format!("no claim '{id}': {} has no findings", a.dir.display())
+            } else {
+                format!(
+                    "no claim '{id}' in {}; valid: {}",
+                    a.dir.display(),
+                    ids.join(", ")
+                )
+            }));
+        };
+        print!(
+            "{}",
+            ango_report::claim::derivation(f, &data.records, ango_report::formats::TERMINAL_WIDTH)
+        );
+        return Ok(());
+    }
     if format == Format::Html {
         write_presentation(&d, &data)?;
         println!("{}", d.path.join(REPORT).display());

@@ -34,6 +34,15 @@ pub(crate) const RUN_QUICK_PK_SECONDS: &str = "0.5";
 pub(crate) const TLS_PAIRING_GROUPS: &str = "x25519,x25519mlkem768";
 pub(crate) const TLS_PAIRING_SIGS: &str = "p-256,ml-dsa-44";
 
+/// The combinations of `ango run`'s congestion-window pass (seed 003
+/// §4-3): server and CA signatures whose flights fall within (P-256, 3
+/// segments) and beyond (CROSS, 11 to 20 segments) the initial window of
+/// 10 segments, over a 20 ms round trip.
+pub(crate) const TLS_CWND_SIGS: &str = "p-256,cross-rsdp-128-small";
+pub(crate) const TLS_CWND_RTT: &str = "20ms";
+pub(crate) const TLS_CWND_HANDSHAKES: &str = "30";
+pub(crate) const TLS_CWND_HANDSHAKES_QUICK: &str = "10";
+
 /// The latency study's lengths in `ango run`: seed 001's range at a
 /// coarser step than `ango latency`'s 16, to keep the run short.
 pub(crate) const LATENCY_RUN_SIZES: &str = "0:4096:64";
@@ -133,6 +142,32 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
                 }
                 .spec(&run_id)?;
                 pairings.push(p);
+            }
+            // Seed 003 §4-3's congestion window: flights within and beyond
+            // the server's initial window of 10 segments over a link whose
+            // RTT dwarfs the server's own time (rustls on both sides: the
+            // large CROSS signatures; the window is the kernel's).
+            if root {
+                pairings.push(
+                    TlsArgs {
+                        groups: Some("x25519".into()),
+                        server_sig: Some(TLS_CWND_SIGS.into()),
+                        ca_sig: Some(TLS_CWND_SIGS.into()),
+                        client_stack: Some("rustls".into()),
+                        server_stack: Some("rustls".into()),
+                        rtt: Some(TLS_CWND_RTT.into()),
+                        handshakes: Some(
+                            if a.quick {
+                                TLS_CWND_HANDSHAKES_QUICK
+                            } else {
+                                TLS_CWND_HANDSHAKES
+                            }
+                            .into(),
+                        ),
+                        ..ta.clone()
+                    }
+                    .spec(&run_id)?,
+                );
             }
             Some((ts, pairings))
         }

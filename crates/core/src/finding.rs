@@ -65,6 +65,19 @@ pub struct Finding {
     pub verdict: Verdict,
     /// What was measured and what it means, in one or two sentences.
     pub explanation: String,
+    /// The claim's id in its run, stable across runs of the same
+    /// selection: `<seed>-<topic>[-<qualifiers>]` (`000-aesni-gcm-aes-128-gcm-openssl`).
+    /// `ango report DIR --claim ID` prints how it was derived. Empty in
+    /// findings written before ids existed.
+    #[serde(default)]
+    pub id: String,
+    /// The id of the element of the report page (a table or a chart) that
+    /// shows what it was computed from; empty for none.
+    #[serde(default)]
+    pub anchor: String,
+    /// The records it was computed from, by their keys (`Record::key`).
+    #[serde(default)]
+    pub sources: Vec<String>,
 }
 
 impl Finding {
@@ -82,7 +95,32 @@ impl Finding {
             unit: String::new(),
             verdict: Verdict::NotMeasurable,
             explanation: String::new(),
+            id: String::new(),
+            anchor: String::new(),
+            sources: Vec::new(),
         }
+    }
+
+    /// Its id: the seed, then `topic` and each qualifier, lower-case, with
+    /// anything but letters, digits and `.` made `-`.
+    pub fn id(mut self, topic: &str, qualifiers: &[&str]) -> Finding {
+        let mut parts = vec![self.seed.as_str(), topic];
+        parts.extend(qualifiers.iter().copied().filter(|q| !q.is_empty()));
+        self.id = slug(&parts.join("-"));
+        self
+    }
+
+    /// The element of the report page that shows it.
+    pub fn anchor(mut self, anchor: &str) -> Finding {
+        self.anchor = anchor.into();
+        self
+    }
+
+    /// The keys of the records it was computed from.
+    pub fn from<I: IntoIterator<Item = String>>(mut self, keys: I) -> Finding {
+        self.sources.extend(keys);
+        self.sources.dedup();
+        self
     }
 
     pub fn value(mut self, v: f64, unit: &str) -> Finding {
@@ -145,6 +183,20 @@ impl Finding {
         }
         s
     }
+}
+
+/// `s` lower-cased, every run of characters other than letters, digits and
+/// `.` made one `-` (no `-` at either end): a claim id or an anchor.
+pub fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
 }
 
 /// One failed verification case, with an id stable across runs:

@@ -34,7 +34,7 @@ pub use record::{
     TlsCapture, TlsRecord, TlsTcp, TlsTwoHost, WorkerFigure, SCHEMA_VERSION, TLS_CLIENT_VIEW,
     TLS_SERVER_VIEW,
 };
-pub use records::{Record, Records};
+pub use records::{Record, RecordKey, Records};
 pub use stats::Stats;
 pub use suite::SuiteId;
 pub use tls_records::{SuiteOffer, TlsBulkRecord, TlsPolicyRecord, TlsRecordsRecord};

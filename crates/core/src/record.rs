@@ -675,6 +675,21 @@ pub struct TlsRecord {
     pub client_flight_segments: Option<f64>,
     /// TCP segments of the client's second flight (its Finished), median.
     pub client_finished_segments: Option<f64>,
+    /// The server's write calls to its socket for that flight (an OpenSSL
+    /// server flushes its 4096-byte handshake write buffer when it fills
+    /// and at the end of the flight), median over the handshakes; null
+    /// for a server whose writes were not seen (rustls, two hosts, older
+    /// records).
+    #[serde(default)]
+    pub server_flight_writes: Option<f64>,
+    /// Bytes of the first of those write calls, median.
+    #[serde(default)]
+    pub server_first_write_bytes: Option<f64>,
+    /// The longest time between two of those write calls (the wait for the
+    /// rest of the flight after a full buffer left), median over the
+    /// handshakes with more than one write.
+    #[serde(default)]
+    pub server_write_gap_ns: Option<f64>,
     pub tcp: TlsTcp,
     pub capture: TlsCapture,
     /// DER bytes of the certificates the server sends: its own (the root

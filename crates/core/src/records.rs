@@ -67,6 +67,152 @@ impl Record {
     }
 }
 
+/// The key of one record: its suite and the fields that tell it apart
+/// from the run's other records of that suite, `/`-separated. A finding
+/// names the records it was computed from by these keys.
+pub trait RecordKey {
+    fn key(&self) -> String;
+}
+
+impl RecordKey for SpeedRecord {
+    fn key(&self) -> String {
+        let mut k = format!(
+            "{}/{}/{}/{}/hw={}/{}/{}",
+            self.head.suite,
+            self.algorithm,
+            self.backend,
+            self.implementation,
+            self.hw,
+            self.operation,
+            self.size_bytes
+        );
+        if self.workers > 1 {
+            k.push_str(&format!("/workers={}", self.workers));
+        }
+        k
+    }
+}
+
+impl RecordKey for PkRecord {
+    fn key(&self) -> String {
+        let mut k = format!(
+            "pk/{}/{}/{}/{}",
+            self.algorithm,
+            self.who(),
+            self.operation,
+            self.timing
+        );
+        if self.workers > 1 {
+            k.push_str(&format!("/workers={}", self.workers));
+        }
+        k
+    }
+}
+
+impl RecordKey for TlsRecord {
+    fn key(&self) -> String {
+        format!(
+            "tls/{}-{}/{}/{}/{}/rtt={:.0}us",
+            self.client_stack,
+            self.server_stack,
+            self.group,
+            self.server_sig,
+            self.ca_sig,
+            self.rtt_asked_ns / 1e3
+        )
+    }
+}
+
+impl RecordKey for CtRecord {
+    fn key(&self) -> String {
+        format!("ct/{}/{}/{}", self.algorithm, self.backend, self.label())
+    }
+}
+
+impl RecordKey for CyclesRecord {
+    fn key(&self) -> String {
+        format!(
+            "cycles/{}/{}/{}/{}/{}",
+            self.algorithm,
+            self.backend,
+            self.implementation,
+            self.operation,
+            if self.chained {
+                "chained"
+            } else {
+                "throughput"
+            }
+        )
+    }
+}
+
+impl RecordKey for TlsRecordsRecord {
+    fn key(&self) -> String {
+        format!(
+            "tls-records/{}/{}/{}",
+            self.tls_version, self.cipher_suite, self.plaintext_bytes
+        )
+    }
+}
+
+impl RecordKey for TlsBulkRecord {
+    fn key(&self) -> String {
+        format!(
+            "tls-bulk/{}/{}/client-hw={}/server-hw={}/{}-{}",
+            self.tls_version,
+            self.cipher_suite,
+            self.client_hw,
+            self.server_hw,
+            self.client_stack,
+            self.server_stack
+        )
+    }
+}
+
+impl RecordKey for TlsPolicyRecord {
+    fn key(&self) -> String {
+        format!(
+            "tls-policy/{}/{}/{}",
+            self.tls_version, self.client_profile, self.server_policy
+        )
+    }
+}
+
+impl RecordKey for Record {
+    fn key(&self) -> String {
+        match self {
+            Record::Speed(r) => r.key(),
+            Record::Pk(r) => r.key(),
+            Record::Tls(r) => r.key(),
+            Record::Ct(r) => r.key(),
+            Record::Cycles(r) => r.key(),
+            Record::TlsRecords(r) => r.key(),
+            Record::TlsBulk(r) => r.key(),
+            Record::TlsPolicy(r) => r.key(),
+        }
+    }
+}
+
+impl Records {
+    /// Every record with its key, in suite order.
+    pub fn keyed(&self) -> Vec<(String, Record)> {
+        SuiteId::ALL
+            .into_iter()
+            .filter(|s| *s != SuiteId::Latency)
+            .flat_map(|s| self.of_all(s))
+            .map(|r| (r.key(), r))
+            .collect()
+    }
+
+    /// [`Records::of`], speed and latency together for `Speed`.
+    fn of_all(&self, suite: SuiteId) -> Vec<Record> {
+        match suite {
+            SuiteId::Speed => self.speed.iter().cloned().map(Record::Speed).collect(),
+            s => self.of(s),
+        }
+    }
+}
+
 impl Serialize for Record {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self {

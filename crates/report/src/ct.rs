@@ -197,6 +197,9 @@ pub fn findings(records: &[CtRecord]) -> Vec<ango_core::Finding> {
         "",
         "bitsliced AES and table-free GHASH are constant time; the table-based AES and GHASH are not",
     )
+    .id("ct-controls", &[])
+    .anchor(crate::anchor::CT)
+    .from(controls.iter().map(|r| ango_core::RecordKey::key(*r)))
     .value((controls.len() - wrong.len()) as f64, "controls as expected")
     .verdict(if wrong.is_empty() {
         ango_core::finding::Verdict::Holds

@@ -5,11 +5,12 @@
 //! implementation's table bytes beside this CPU's L1d, and the seed's
 //! findings checked here.
 
+use crate::anchor;
 use crate::svg::{bar_chart, escape, Bar};
 use crate::table::{cell as table_cell, Table};
 use ango_core::cycles::CyclesRecord;
 use ango_core::finding::Verdict;
-use ango_core::Finding;
+use ango_core::{Finding, RecordKey};
 use std::fmt::Write as _;
 
 /// Seed 002's Core i7 960 x64 figures (its Tables 4 and 5; another
@@ -360,6 +361,9 @@ pub fn findings(rs: &[CyclesRecord]) -> Vec<Finding> {
                     "Table 5",
                     format!("64-bit fast beats 32-bit fast on x64 ({a} encryption)"),
                 )
+                .id("64-vs-32", &[&a])
+                .anchor(anchor::CYCLES_TABLE5)
+                .from([t64.key(), t32.key()])
                 .value(y / x, "ratio")
                 .verdict(if x < y {
                     Verdict::Holds
@@ -392,7 +396,10 @@ pub fn findings(rs: &[CyclesRecord]) -> Vec<Finding> {
             "002",
             "Table 4",
             format!("the 64-bit Camellia key schedule is the fastest ({a})"),
-        );
+        )
+        .id("key-schedule", &[&a])
+        .anchor(anchor::CYCLES_TABLE4)
+        .from(ks.iter().map(|r| r.key()));
         let hidden = if best.chain == "via-one-block" {
             " (+ one block: that library hides its expanded key)"
         } else {

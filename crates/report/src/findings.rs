@@ -4,7 +4,8 @@
 //! the conservative one from the two medians' own intervals
 //! ([`ango_harness::stats::ratio_interval`]).
 
-use ango_core::{DefectMatch, Finding, SpeedRecord, Verdict};
+use crate::anchor;
+use ango_core::{DefectMatch, Finding, RecordKey, SpeedRecord, Verdict};
 use ango_harness::stats::ratio_interval;
 use std::fmt::Write as _;
 
@@ -129,7 +130,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                         2.0,
                     )
                 };
-                out.push(ratio_finding(new("§5.4", claim), speedup(on, off), bar).explain(format!(
+                out.push(ratio_finding(new("§5.4", claim), speedup(on, off), bar).id("aesni", &[algo, &b]).anchor(&anchor::speed_lib(&b)).from([on.key(), off.key()]).explain(format!(
                     "{b} {algo} at {big} B, encrypt: {:.0} MB/s with hw=on against {:.0} MB/s with AES-NI and PCLMULQDQ (and VAES, VPCLMULQDQ) removed.",
                     mbps(on),
                     mbps(off)
@@ -148,6 +149,9 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
             };
             out.push(
                 new("§5.4", format!("{c} uses neither AES-NI nor PCLMULQDQ, so removing them leaves it within 10%"))
+                    .id("chacha-no-aesni", &[&b])
+                    .anchor(&anchor::speed_lib(&b))
+                    .from([on.key(), off.key()])
                     .value(r.0, "×")
                     .interval(r.1, r.2)
                     .verdict(verdict)
@@ -168,6 +172,9 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                     speedup(off, s0),
                     1.05,
                 )
+                .id("seed-mask", &[&b])
+                .anchor(&anchor::speed_lib(&b))
+                .from([off.key(), s0.key()])
                 .explain(format!(
                     "{b} {c} at {big} B: {:.0} MB/s under seed 000's mask against {:.0} MB/s under the precise mask (~0x200000200000000:~0x60000000000:~0:~0:~0). Without a ':' part OpenSSL also clears its extended word (AVX2, BMI2, ADX, VAES).",
                     mbps(s0),
@@ -192,7 +199,11 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                     )
                 };
                 out.push(
-                    ratio_finding(new("§5.4", claim.into()), r, 1.0).explain(format!(
+                    ratio_finding(new("§5.4", claim.into()), r, 1.0)
+                        .id("gcm-vs-chacha", &[&b, &format!("hw-{hw}")])
+                        .anchor(&anchor::speed_lib(&b))
+                        .from([g.key(), cp.key()])
+                        .explain(format!(
                     "{b} hw={hw} at {big} B: AES-128-GCM {:.0} MB/s, ChaCha20-Poly1305 {:.0} MB/s.",
                     mbps(g),
                     mbps(cp)
@@ -212,7 +223,7 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                         new("§5.3.3", format!("{ccm}, timed one whole message per operation, takes longer than {ctr} (CCM is CTR plus a CBC-MAC over the message)")),
                         speedup(tr, m),
                         1.0,
-                    ).explain(format!(
+                    ).id("ccm-vs-ctr", &[ccm, &b, &format!("hw-{hw}")]).anchor(&anchor::speed_lib(&b)).from([m.key(), tr.key()]).explain(format!(
                         "{b} hw={hw} at {big} B: {ccm} takes {:.1}× as long as {ctr} ({:.0} vs {:.0} MB/s); seed 000 §5.3.3 found `openssl speed` timing CCM with one Init per many Updates.",
                         tr.bytes_per_second / m.bytes_per_second,
                         mbps(m),
@@ -238,6 +249,9 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
             };
             out.push(
                 new("§5.4", "adding Poly1305 costs about 30% of ChaCha20's throughput (held here if 15–45%)".into())
+                    .id("poly1305-cost", &[&b])
+                    .anchor(&anchor::speed_lib(&b))
+                    .from([cp.key(), cc.key()])
                     .value(v, "%")
                     .interval(lo, hi)
                     .verdict(verdict)
@@ -291,6 +305,9 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                         speedup(fast, slow),
                         1.0,
                     )
+                    .id("fastest", &[algo])
+                    .anchor(anchor::SPEED_FASTEST)
+                    .from(v.iter().map(|r| r.key()))
                     .explain(format!(
                         "hw=on at {big} B by backend: {}.",
                         parts.join(", ")
@@ -338,6 +355,8 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
                 within * 100.0
             ),
         )
+        .id("steady", &[])
+        .anchor(anchor::SPEED_PAIRED)
         .value(unsteady.len() as f64, "unsteady points");
         out.push(if unsteady.is_empty() {
             f.verdict(Verdict::Holds).explain(format!(
@@ -356,6 +375,9 @@ pub fn speed(records: &[SpeedRecord]) -> Vec<Finding> {
     if noisy > 0 {
         out.push(
             Finding::new("speed", "ango", "", "every point is steady (robust CV at most 5%)")
+                .id("noisy", &[])
+                .anchor(anchor::SPEED_ALL)
+                .from(records.iter().filter(|r| r.noisy).map(|r| r.key()))
                 .value(noisy as f64, "noisy points")
                 .verdict(Verdict::DoesNotHold)
                 .explain(format!(
@@ -445,6 +467,9 @@ pub fn latency(records: &[SpeedRecord], variant_providers: &[String]) -> Vec<Fin
                 "Table 1",
                 format!("{algo}: {label} loses to the simple {base} on short messages and wins on long ones"),
             )
+            .id("crossover", &[algo, label])
+            .anchor(&anchor::latency(algo))
+            .from(pts.values().chain(base_pts.values()).map(|r| r.key()))
             .verdict(verdict)
             .explain(format!("{algo}: {text}."));
             if let Some(c) = cross {
@@ -465,6 +490,8 @@ pub fn defect(backend: &str, algorithm: &str, m: &DefectMatch) -> Finding {
         "",
         format!("{backend} {algorithm} passes verification"),
     )
+    .id("defect", &[&m.id, backend, algorithm])
+    .anchor(anchor::OWN_CHECKS)
     .value(m.cases.len() as f64, "failing cases")
     .verdict(Verdict::DoesNotHold)
     .explain(format!(

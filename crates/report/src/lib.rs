@@ -2,6 +2,8 @@
 //! JSON, CSV and Markdown exports, the self-contained HTML report with inline
 //! SVG charts, plain-language findings, and comparisons between runs.
 
+pub mod anchor;
+pub mod claim;
 pub mod compare;
 pub mod ct;
 pub mod cycles;

@@ -2,8 +2,10 @@
 //! and robust CV in milliseconds, one table per operation), the full
 //! statistics, the sizes table, findings, and the distribution chart.
 
+use crate::anchor;
 use crate::svg::escape;
 use crate::table::{cell, Cell, Table};
+use ango_core::RecordKey;
 use ango_core::{Finding, PkAlgorithm, PkRecord, PkSamples, Verdict};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -426,6 +428,9 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                             A::X25519.label()
                         ),
                     )
+                    .id("mlkem-vs-x25519", &[&m.algorithm, op, b])
+                    .anchor(&anchor::pk_op("kem", op))
+                    .from([x.key(), m.key()])
                     .value(r.0, "×")
                     .interval(r.1, r.2)
                     .verdict(above(r, 1.0))
@@ -460,6 +465,14 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                         "§4-2",
                         "RSA key generation varies far more than any other key generation (held here if its robust CV is over 3× the largest other)",
                     )
+                    .id("rsa-keygen-spread", &[b])
+                    .anchor(&anchor::pk_op("sig", keygen))
+                    .from(
+                        records
+                            .iter()
+                            .filter(|r| r.who() == b && r.operation == keygen)
+                            .map(|r| r.key()),
+                    )
                     .value(ratio, "×")
                     .verdict(if ratio > 3.0 {
                         Verdict::Holds
@@ -490,6 +503,9 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
                     "§4-2",
                     "ML-DSA-44 signing has a longer upper tail than verification (rejection sampling)",
                 )
+                .id("mldsa-sign-tail", &[b])
+                .anchor(anchor::PK_ALL)
+                .from([s.key(), v.key()])
                 .value(tail(s) / tail(v), "× (p99 ÷ median, sign over verify)")
                 .verdict(if heavier {
                     Verdict::Holds

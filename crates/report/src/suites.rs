@@ -140,5 +140,23 @@ pub fn findings(d: &ReportData) -> Vec<Finding> {
     for e in suites(d) {
         out.extend(e.findings(&style));
     }
+    unique_ids(&mut out);
     out
+}
+
+/// Every finding gets an id, unique in the run: one without (an older
+/// record's) is named from its seed, section and claim; a repeated one
+/// gets `-2`, `-3`, … in the order met.
+fn unique_ids(findings: &mut [Finding]) {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for f in findings.iter_mut() {
+        if f.id.is_empty() {
+            f.id = ango_core::finding::slug(&format!("{}-{}-{}", f.seed, f.section, f.claim));
+        }
+        let n = seen.entry(f.id.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            f.id = format!("{}-{n}", f.id);
+        }
+    }
 }

@@ -786,6 +786,9 @@ mod tests {
             server_flight_segments: Some(segs),
             client_flight_segments: Some(1.0),
             client_finished_segments: Some(1.0),
+            server_flight_writes: None,
+            server_first_write_bytes: None,
+            server_write_gap_ns: None,
             tcp: TlsTcp {
                 server_mss: Some(1448.0),
                 client_mss: Some(1448.0),

@@ -3,10 +3,11 @@
 //! CPU time per byte, per (client hw, server hw) setting, and seed 004's
 //! two speed claims checked against the client's CPU time.
 
+use crate::anchor;
 use crate::svg::{bar_chart, Bar};
 use crate::table::{cell as table_cell, Table};
 use ango_core::finding::Verdict;
-use ango_core::{Finding, TlsBulkRecord};
+use ango_core::{Finding, RecordKey, TlsBulkRecord};
 use std::fmt::Write as _;
 
 /// The (version, suite) rows, in the order measured.
@@ -222,12 +223,22 @@ pub fn findings(rs: &[TlsBulkRecord]) -> Vec<Finding> {
         "§3",
         "with AES instructions AES-GCM is faster than ChaCha20-Poly1305 (about twice: 3.1 vs 1.6 \
          Gbit/s on Haswell)",
-    );
+    )
+    .id("bulk-with-aes", &[])
+    .anchor(anchor::TLS_BULK)
+    .from(pair("on").into_iter().flat_map(|(g, c)| [g.key(), c.key()]));
     let without = Finding::new(
         "tls-bulk",
         "004",
         "§3",
         "without AES instructions ChaCha20-Poly1305 is about three times as fast as AES-GCM",
+    )
+    .id("bulk-without-aes", &[])
+    .anchor(anchor::TLS_BULK)
+    .from(
+        pair("off")
+            .into_iter()
+            .flat_map(|(g, c)| [g.key(), c.key()]),
     );
     let explain = |g: &TlsBulkRecord, c: &TlsBulkRecord| {
         format!(

@@ -1,15 +1,16 @@
 //! Seed 003 §4-3's readings of its handshake captures, checked on this
 //! machine's: OpenSSL's 4096-byte write buffer (a small server flight
-//! leaves in one burst when Finished is ready, a larger one starts earlier)
-//! and the server's initial congestion window of 10 segments (a flight
-//! beyond it waits a round trip for the client's ACK).
+//! leaves in one write call when Finished is ready, a larger one in full
+//! buffers first: counted on the server's write calls) and the server's
+//! initial congestion window of 10 segments (a flight beyond it waits a
+//! round trip for the client's ACK: wire times over an emulated link).
 
-use ango_core::{Finding, TlsRecord, Verdict};
+use crate::anchor;
+use ango_core::{Finding, RecordKey, TlsRecord, Verdict};
 
 const WRITE_BUFFER: f64 = 4096.0;
-/// The seed's bounds on ServerHello sent → Finished sent: at most 0.005 ms
-/// when the flight fits the buffer, over 0.02 ms when it does not.
-const ONE_BURST_NS: f64 = 5_000.0;
+/// ServerHello sent → Finished sent beyond which a flight within the
+/// window is not waiting on the link (the seed's 0.02 ms).
 const SPLIT_NS: f64 = 20_000.0;
 /// Linux's initial congestion window (RFC 6928), segments.
 const DEFAULT_CWND: f64 = 10.0;
@@ -22,78 +23,102 @@ fn label(r: &TlsRecord) -> String {
     format!("{} / {} / CA {}", r.group, r.server_sig, r.ca_sig)
 }
 
-/// The findings over the lab's records (OpenSSL servers with wire times).
+/// The findings over the lab's records: OpenSSL's write buffer (on its
+/// write calls) and the initial congestion window (on wire times).
 pub fn findings(records: &[TlsRecord]) -> Vec<Finding> {
-    let timed: Vec<(&TlsRecord, f64, f64)> = records
+    if records.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    // OpenSSL's write buffer, judged on what it says: the server's write
+    // calls for its flight.
+    let claim = "with OpenSSL's 4096-byte write buffer, a server flight of at most 4096 B \
+                 leaves in one write call, when Finished is ready; a larger one in two or \
+                 more, the first a full buffer of 4096 B, the rest after a gap";
+    let written: Vec<(&TlsRecord, f64, f64, f64)> = records
         .iter()
         .filter(|r| r.server_stack == "openssl" && r.two_host.is_none())
         .filter_map(|r| {
             Some((
                 r,
                 r.server_flight_bytes?,
-                r.server_sh_send_to_finished_send_ns?,
+                r.server_flight_writes?,
+                r.server_first_write_bytes?,
             ))
         })
         .collect();
-    if records.is_empty() {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    // OpenSSL's write buffer.
-    let claim =
-        "with OpenSSL's 4096-byte write buffer, a server flight of at most 4096 B leaves in \
-                 one burst when Finished is ready (ServerHello sent to Finished sent within 0.005 \
-                 ms), a larger one does not (over 0.02 ms)";
-    let f = Finding::new("tls", "003", "§4-3", claim);
-    let small: Vec<&(&TlsRecord, f64, f64)> = timed
-        .iter()
-        .filter(|(_, b, _)| *b <= WRITE_BUFFER)
-        .collect();
-    let large: Vec<&(&TlsRecord, f64, f64)> =
-        timed.iter().filter(|(_, b, _)| *b > WRITE_BUFFER).collect();
+    let f = Finding::new("tls", "003", "§4-3", claim)
+        .id("write-buffer", &[])
+        .anchor(anchor::TLS_FLIGHTS)
+        .from(written.iter().map(|(r, ..)| r.key()));
+    let small: Vec<_> = written.iter().filter(|x| x.1 <= WRITE_BUFFER).collect();
+    let large: Vec<_> = written.iter().filter(|x| x.1 > WRITE_BUFFER).collect();
     out.push(if small.is_empty() || large.is_empty() {
         f.explain(format!(
-            "needs OpenSSL-server combinations with wire times on both sides of 4096 B; this run \
-             has {} at or under and {} over (captures need root; a rustls server buffers \
-             differently)",
+            "needs OpenSSL-server combinations whose write calls were seen on both sides of \
+             4096 B; this run has {} at or under and {} over",
             small.len(),
             large.len()
         ))
     } else {
-        let slowest_small = small
+        let one = small.iter().filter(|x| x.2 == 1.0).count();
+        let split = large
             .iter()
-            .max_by(|x, y| x.2.total_cmp(&y.2))
-            .expect("not empty");
-        let fastest_large = large
+            .filter(|x| x.2 >= 2.0 && x.3 == WRITE_BUFFER)
+            .count();
+        let gaps: Vec<f64> = large
             .iter()
-            .min_by(|x, y| x.2.total_cmp(&y.2))
-            .expect("not empty");
-        let holds = slowest_small.2 <= ONE_BURST_NS && fastest_large.2 > SPLIT_NS;
-        f.value(slowest_small.2 / 1e6, "ms")
-            .verdict(if holds {
+            .filter_map(|x| x.0.server_write_gap_ns)
+            .collect();
+        let gap = ango_harness::stats::Summary::of(&gaps).map(|s| s.stats().median);
+        let share = 100.0 * (one + split) as f64 / (small.len() + large.len()) as f64;
+        let odd: Vec<String> = small
+            .iter()
+            .filter(|x| x.2 != 1.0)
+            .chain(
+                large
+                    .iter()
+                    .filter(|x| !(x.2 >= 2.0 && x.3 == WRITE_BUFFER)),
+            )
+            .take(3)
+            .map(|x| {
+                format!(
+                    "{} ({:.0} B in {:.0} writes, the first {:.0} B)",
+                    label(x.0),
+                    x.1,
+                    x.2,
+                    x.3
+                )
+            })
+            .collect();
+        f.value(share, "% of flights")
+            .verdict(if share == 100.0 {
                 Verdict::Holds
             } else {
                 Verdict::DoesNotHold
             })
             .explain(format!(
-                "medians over each combination's handshakes: the slowest of the {} flights of at \
-                 most 4096 B takes {} ({}, {:.0} B); the quickest of the {} larger ones takes {} \
-                 ({}, {:.0} B)",
+                "the server's write calls before it read the client's Finished, median over \
+                 each combination's handshakes: {one} of {} flights of at most 4096 B left in \
+                 one write; {split} of {} larger ones in two or more whose first was 4096 B, \
+                 the rest a median {} later{}",
                 small.len(),
-                ms(slowest_small.2),
-                label(slowest_small.0),
-                slowest_small.1,
                 large.len(),
-                ms(fastest_large.2),
-                label(fastest_large.0),
-                fastest_large.1
+                gap.map_or("–".into(), ms),
+                if odd.is_empty() {
+                    String::new()
+                } else {
+                    format!("; not so: {}", odd.join(", "))
+                }
             ))
     });
     // The initial congestion window.
     let claim = "a server flight longer than the initial congestion window (10 segments) waits \
                  for the client's ACK: ServerHello sent to Finished sent takes at least half a \
                  round trip, while a flight within the window does not";
-    let f = Finding::new("tls", "003", "§4-3", claim);
+    let f = Finding::new("tls", "003", "§4-3", claim)
+        .id("cwnd", &[])
+        .anchor(anchor::TLS_FLIGHTS);
     let with_rtt: Vec<(&TlsRecord, f64, f64, f64)> = records
         .iter()
         .filter(|r| r.two_host.is_none())
@@ -113,6 +138,7 @@ pub fn findings(records: &[TlsRecord]) -> Vec<Finding> {
         .unwrap_or(DEFAULT_CWND);
     let within: Vec<_> = with_rtt.iter().filter(|x| x.1 <= cwnd).collect();
     let beyond: Vec<_> = with_rtt.iter().filter(|x| x.1 > cwnd).collect();
+    let f = f.from(with_rtt.iter().map(|x| x.0.key()));
     out.push(if within.is_empty() || beyond.is_empty() {
         f.explain(format!(
             "needs combinations with wire times over an emulated link (RTT well above the \
@@ -164,7 +190,7 @@ pub fn findings(records: &[TlsRecord]) -> Vec<Finding> {
 mod tests {
     use super::*;
 
-    fn rec(sig: &str, bytes: f64, segs: f64, e_to_h_ns: f64) -> TlsRecord {
+    fn rec(sig: &str, bytes: f64, segs: f64, e_to_h_ns: f64, writes: (f64, f64)) -> TlsRecord {
         let mut r: TlsRecord = serde_json::from_value(serde_json::json!({
             "schema": 2, "run_id": "t", "suite": "tls", "group": "x25519", "server_sig": sig,
             "ca_sig": "p-256", "handshakes": 10, "failures": 0, "failure_examples": [],
@@ -185,6 +211,9 @@ mod tests {
         }))
         .unwrap();
         r.server_flight_bytes = Some(bytes);
+        r.server_flight_writes = Some(writes.0);
+        r.server_first_write_bytes = Some(writes.1);
+        r.server_write_gap_ns = (writes.0 > 1.0).then_some(250_000.0);
         r.server_flight_segments = Some(segs);
         r.server_sh_send_to_finished_send_ns = Some(e_to_h_ns);
         r
@@ -193,26 +222,39 @@ mod tests {
     #[test]
     fn the_seeds_two_thresholds_hold_on_a_run_shaped_like_the_seeds() {
         let rs = vec![
-            rec("p-256", 1800.0, 2.0, 3_000.0),
-            rec("ml-dsa-44", 5400.0, 4.0, 300_000.0),
-            rec("ml-dsa-87", 12_000.0, 9.0, 300_000.0),
-            rec("cross", 20_000.0, 15.0, 1_400_000.0),
+            rec("p-256", 1800.0, 2.0, 3_000.0, (1.0, 1800.0)),
+            rec("ml-dsa-44", 5400.0, 4.0, 300_000.0, (2.0, 4096.0)),
+            rec("ml-dsa-87", 12_000.0, 9.0, 300_000.0, (3.0, 4096.0)),
+            rec("cross", 20_000.0, 15.0, 1_400_000.0, (5.0, 4096.0)),
         ];
         let f = findings(&rs);
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].verdict, Verdict::Holds, "{f:?}");
+        assert_eq!(f[0].value, Some(100.0));
+        assert!(
+            f[0].explanation.contains("a median 0.250 ms later"),
+            "{f:?}"
+        );
         assert_eq!(f[1].verdict, Verdict::Holds, "{f:?}");
         assert!((f[1].value.unwrap() - 1.4).abs() < 1e-9);
+        assert_eq!(f[0].sources.len(), 4);
+        assert_eq!(f[0].id, "003-write-buffer");
     }
 
     #[test]
-    fn a_small_flight_that_waits_does_not_hold_and_missing_data_is_not_measurable() {
+    fn a_small_flight_in_two_writes_does_not_hold_and_missing_data_is_not_measurable() {
         let rs = vec![
-            rec("p-256", 1800.0, 2.0, 90_000.0),
-            rec("ml-dsa-44", 5400.0, 4.0, 300_000.0),
+            rec("p-256", 1800.0, 2.0, 90_000.0, (2.0, 900.0)),
+            rec("ml-dsa-44", 5400.0, 4.0, 300_000.0, (2.0, 4096.0)),
         ];
         let f = findings(&rs);
         assert_eq!(f[0].verdict, Verdict::DoesNotHold);
+        assert_eq!(f[0].value, Some(50.0));
+        assert!(
+            f[0].explanation.contains("not so: x25519 / p-256"),
+            "{}",
+            f[0].explanation
+        );
         // No flight beyond 10 segments: not measurable, with the reason.
         assert_eq!(f[1].verdict, Verdict::NotMeasurable);
         assert!(

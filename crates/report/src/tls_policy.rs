@@ -5,11 +5,12 @@
 //! equal-preference rule applied to the measured offers, and seed 004
 //! §6's claims checked.
 
+use crate::anchor;
 use crate::svg::escape;
 use crate::table::{cell as table_cell, Table};
 use ango_core::finding::Verdict;
 use ango_core::tls_records::equal_preference as rule;
-use ango_core::{Finding, TlsPolicyRecord};
+use ango_core::{Finding, RecordKey, TlsPolicyRecord};
 use std::fmt::Write as _;
 
 fn ordered(mut v: Vec<String>) -> Vec<String> {
@@ -133,14 +134,20 @@ pub fn findings(rs: &[TlsPolicyRecord]) -> Vec<Finding> {
         "§6.2",
         "with the server's order deciding, a server that puts ChaCha20-Poly1305 first gives it \
          to clients with and without AES instructions alike",
-    );
+    )
+    .id("server-chacha-first", &[])
+    .anchor(anchor::TLS_POLICY)
+    .from(rs.iter().map(|r| r.key()));
     let f_only = Finding::new(
         "tls-policy",
         "004",
         "§6.3",
         "in OpenSSL the only way to give both kinds of client their best suite is not to use \
          the server's order",
-    );
+    )
+    .id("client-order-only", &[])
+    .anchor(anchor::TLS_POLICY)
+    .from(rs.iter().map(|r| r.key()));
     let Some(v) = judged(rs) else {
         return vec![
             f_server.explain("no handshakes in this run"),

@@ -5,11 +5,12 @@
 //! and seed 004's table of the seven ChaCha20-Poly1305 suites with the
 //! stacks here that offer each.
 
+use crate::anchor;
 use crate::svg::{escape, Chart, Series, PALETTE};
 use crate::table::{cell as table_cell, Table};
 use ango_core::finding::Verdict;
 use ango_core::tls_records::{SuiteOffer, TlsRecordsRecord};
-use ango_core::Finding;
+use ango_core::{Finding, RecordKey};
 use std::fmt::Write as _;
 
 /// The (version, suite) rows of the records, in order.
@@ -109,7 +110,10 @@ pub fn findings(rs: &[TlsRecordsRecord]) -> Vec<Finding> {
         "004",
         "§4.3",
         "a TLS 1.2 record carrying 1 byte is 30 bytes with AES-GCM and 22 with ChaCha20-Poly1305",
-    );
+    )
+    .id("record-overhead", &[])
+    .anchor(anchor::TLS_RECORDS)
+    .from(gcm.iter().chain(chacha.iter()).map(|r| r.key()));
     vec![match (gcm, chacha) {
         (Some(g), Some(c)) => f
             .value((g.wire_bytes as f64) - (c.wire_bytes as f64), "bytes")

@@ -253,6 +253,7 @@ fn serve_one(ctx: &SslContext, stream: TcpStream, peer_port: u16) -> ServerObs {
         tcp_at_accept: probe::tcp_info(stream.as_raw_fd()).ok(),
         tcp_after: None,
         error: None,
+        writes: Vec::new(),
     };
     let fd = stream.as_raw_fd();
     let setup = || -> std::result::Result<Ssl, String> {
@@ -271,7 +272,8 @@ fn serve_one(ctx: &SslContext, stream: TcpStream, peer_port: u16) -> ServerObs {
         }
     };
     let log = probe::attach_log(&mut ssl);
-    let result = ssl.accept(stream);
+    // Its write calls show OpenSSL's flushes of its handshake buffer.
+    let result = ssl.accept(probe::LoggedWrites::new(stream));
     obs.tcp_after = probe::tcp_info(fd).ok();
     obs.events = probe::drain(&log);
     let mut tls = match result {
@@ -281,6 +283,7 @@ fn serve_one(ctx: &SslContext, stream: TcpStream, peer_port: u16) -> ServerObs {
             return obs;
         }
     };
+    obs.writes = std::mem::take(&mut tls.get_mut().writes);
     // Wait for the client's close so the connection ends cleanly.
     let mut b = [0u8; 1];
     let _ = tls.read(&mut b);
@@ -290,7 +293,7 @@ fn serve_one(ctx: &SslContext, stream: TcpStream, peer_port: u16) -> ServerObs {
 
 /// One line for a failed handshake; the client adds the result of its
 /// chain verification.
-fn handshake_error(e: HandshakeError<TcpStream>, with_verify: bool) -> String {
+fn handshake_error<S>(e: HandshakeError<S>, with_verify: bool) -> String {
     match e {
         HandshakeError::SetupFailure(e) => e.to_string(),
         HandshakeError::Failure(m) if with_verify => format!(

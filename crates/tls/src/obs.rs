@@ -32,6 +32,30 @@ pub struct ServerObs {
     pub tcp_after: Option<TcpInfo>,
     /// Why the attempt was bad, if it was.
     pub error: Option<String>,
+    /// Each write call the server's TLS stack made to its socket during
+    /// the handshake: (`CLOCK_REALTIME` ns at the call, bytes written).
+    /// Seen for an OpenSSL server; empty otherwise.
+    #[serde(default)]
+    pub writes: Vec<(u64, usize)>,
+}
+
+impl ServerObs {
+    /// The write calls of the server's flight (ServerHello to Finished):
+    /// those before the server read the client's Finished, as (count,
+    /// bytes of the first, the longest time between two of them). None
+    /// when no write was seen.
+    pub fn flight_writes(&self) -> Option<(usize, usize, Option<u64>)> {
+        const FINISHED: u8 = 20;
+        let end = self
+            .events
+            .iter()
+            .find(|e| !e.sent && e.hs_type == Some(FINISHED))
+            .map_or(u64::MAX, |e| e.t_ns);
+        let w: Vec<&(u64, usize)> = self.writes.iter().filter(|(t, _)| *t < end).collect();
+        let first = w.first()?;
+        let gap = w.windows(2).map(|p| p[1].0.saturating_sub(p[0].0)).max();
+        Some((w.len(), first.1, gap))
+    }
 }
 
 /// What the client saw of one successful handshake.

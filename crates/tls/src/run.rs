@@ -614,6 +614,15 @@ pub(crate) fn analyse(
         client_finished_segments: median_of(&timelines, |t| {
             t.flights.client_finished_segments.map(f64::from)
         }),
+        server_flight_writes: median_of(&m.server_seen, |s| {
+            s.flight_writes().map(|(n, _, _)| n as f64)
+        }),
+        server_first_write_bytes: median_of(&m.server_seen, |s| {
+            s.flight_writes().map(|(_, b, _)| b as f64)
+        }),
+        server_write_gap_ns: median_of(&m.server_seen, |s| {
+            s.flight_writes().and_then(|(_, _, g)| g).map(|g| g as f64)
+        }),
         tcp,
         capture: cap,
         cert_chain_bytes: setting.server_cert_bytes,
@@ -643,7 +652,9 @@ const METHOD: &str = "handshake_ns: client view, connect() to the end of SSL_con
      OpenSSL's buffers; it runs inside the timed handshake, one clock read and one push per \
      message); rustls_io_ns: the same intervals for a rustls side, from ango's I/O loop around \
      rustls (a clock read per socket read or write, flight resolution); a rustls client's \
-     handshake_ns ends when its Finished is written to the socket; all medians over the \
+     handshake_ns ends when its Finished is written to the socket; server_flight_writes, \
+     server_first_write_bytes and server_write_gap_ns: an OpenSSL server's write calls to its \
+     socket before it read the client's Finished (a clock read per call); all medians over the \
      handshakes";
 
 fn append_line(path: &Path, line: &str) -> Result<()> {

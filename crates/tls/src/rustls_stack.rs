@@ -348,6 +348,7 @@ pub fn serve_one(cfg: &Arc<ServerConfig>, tcp: TcpStream, peer_port: u16) -> Ser
         tcp_at_accept: probe::tcp_info(sock.0.as_raw_fd()).ok(),
         tcp_after: None,
         error: None,
+        writes: Vec::new(),
     };
     let fd = sock.0.as_raw_fd();
     let mut run = || -> std::result::Result<(), String> {
