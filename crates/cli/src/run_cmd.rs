@@ -339,14 +339,15 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
     if let (Format::Table, Some(l)) = (format, &cycles_blocked) {
         print!("{}", ango_report::formats::fit(&format!("  {l}\n")));
     }
-    // `ango run` ends with the verdicts on the seeds' claims.
+    // `ango run` ends with the page's dashboard.
     if is_run && format == Format::Table && done.code != 130 {
         print!(
             "{}",
-            ango_report::formats::fit(&ango_report::summary::text(
+            ango_report::summary::dashboard_text(
                 &ango_report::suites::findings(&done.data),
-                100
-            ))
+                &done.data.events,
+                ango_report::formats::TERMINAL_WIDTH
+            )
         );
     }
     if is_run {

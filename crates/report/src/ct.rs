@@ -12,7 +12,7 @@ pub fn section(records: &[CtRecord]) -> String {
         return String::new();
     }
     let mut out = String::from(
-        "<h2>Constant-time checks</h2><p>Two checks per target. <b>memcheck</b>: the target runs \
+        "<h3 id=\"own-ct\">Constant-time checks</h3><p>Two checks per target. <b>memcheck</b>: the target runs \
          under valgrind with its key and input marked undefined (nonces and lengths are public), \
          so every branch and memory index that depends on them is reported with its source \
          line; valgrind 3.19 cannot run VAES-256, VPCLMULQDQ-256, AVX-512 or GFNI code, so \

@@ -6,7 +6,8 @@
 //! findings checked here.
 
 use crate::anchor;
-use crate::svg::{bar_chart, escape, Bar};
+use crate::figure;
+use crate::svg::{escape, Bar};
 use crate::table::{cell as table_cell, Table};
 use ango_core::cycles::CyclesRecord;
 use ango_core::finding::Verdict;
@@ -438,7 +439,7 @@ pub fn section(rs: &[CyclesRecord]) -> String {
     }
     let unit = unit(rs);
     let mut out = format!(
-        "<h2>Cycle study (seed 002)</h2><p>Seed 002's method: the key schedule, encryption and \
+        "<h3>Cycle study (seed 002)</h3><p>Seed 002's method: the key schedule, encryption and \
          decryption of one block, each call's output the next call's input (so one call's \
          latency, not pipelined throughput), many calls per sample, the implementations of one \
          algorithm sampled in turn; figures are medians in {}. Beside each chained figure, the \
@@ -447,10 +448,6 @@ pub fn section(rs: &[CyclesRecord]) -> String {
          before it was timed.</p>",
         escape(unit)
     );
-    let f = findings(rs);
-    if !f.is_empty() {
-        out.push_str(&crate::findings::html(&f));
-    }
     // The chart: per cipher, the smallest key size measured.
     let rows = rows(rs);
     let mut ciphers: Vec<String> = Vec::new();
@@ -478,38 +475,40 @@ pub fn section(rs: &[CyclesRecord]) -> String {
                     .collect(),
             })
             .collect();
-        let _ = write!(
-            out,
-            "<figure>{}<figcaption>{} ({bits}-bit key): {} per block. Chained encryption and \
-             decryption are seed 002's figures (one block's latency); the third bar is the \
-             same code over independent blocks.</figcaption></figure>",
-            bar_chart(
-                &format!("{a}: {} per block by implementation", unit_short(rs)),
-                &format!("{unit} per block"),
-                &[
-                    "encrypt, chained",
-                    "decrypt, chained",
-                    "encrypt, independent blocks"
-                ],
-                &bars,
-                None
+        out.push_str(&figure::bars(
+            &format!("s002-{}", ango_core::finding::slug(c)),
+            &format!("{a}: {} per block by implementation", unit_short(rs)),
+            &format!("{unit} per block"),
+            &[
+                "encrypt, chained",
+                "decrypt, chained",
+                "encrypt, independent blocks",
+            ],
+            &bars,
+            None,
+            &format!(
+                "{} ({bits}-bit key): {} per block. Chained encryption and decryption are seed \
+                 002's figures (one block's latency); the third bar is the same code over \
+                 independent blocks.",
+                escape(c),
+                escape(unit)
             ),
-            escape(c),
-            escape(unit)
-        );
+        ));
     }
     let _ = write!(
         out,
-        "<h3>Table 4: key schedule</h3><p>{} per key schedule, chained (part of expanded key i \
+        "<h4 id=\"{}\">Table 4: key schedule</h4><p>{} per key schedule, chained (part of expanded key i \
          is key i+1). {}</p>{}",
+        anchor::CYCLES_TABLE4,
         escape(unit),
         escape(HIDDEN_NOTE),
         table4(rs).html_table()
     );
     let _ = write!(
         out,
-        "<h3>Table 5: encryption and decryption</h3><p>{} per block (MUGI: per 128 bits of \
+        "<h4 id=\"{}\">Table 5: encryption and decryption</h4><p>{} per block (MUGI: per 128 bits of \
          keystream): encryption / decryption chained / encryption over independent blocks.</p>{}",
+        anchor::CYCLES_TABLE5,
         escape(unit),
         table5(rs).html_table()
     );
@@ -524,25 +523,25 @@ pub fn section(rs: &[CyclesRecord]) -> String {
                 values: vec![(0, *t as f64)],
             })
             .collect();
-        let _ = write!(
-            out,
-            "<figure>{}<figcaption>Bytes of lookup tables each of ango's implementations reads, \
-             beside this CPU's L1 data cache ({}). Seed 002 explains its 64-bit Camellia by \
-             tables spilling out of a 16 KB L1.</figcaption></figure>",
-            bar_chart(
-                "Table bytes beside the L1 data cache",
-                "bytes",
-                &["table bytes"],
-                &bars,
-                l1.map(|b| (b as f64, format!("L1d {} KiB", b / 1024)))
+        out.push_str(&figure::bars(
+            "s002-table-bytes",
+            "Table bytes beside the L1 data cache",
+            "bytes",
+            &["table bytes"],
+            &bars,
+            l1.map(|b| (b as f64, format!("L1d {} KiB", b / 1024))),
+            &format!(
+                "Bytes of lookup tables each of ango's implementations reads, beside this CPU's \
+                 L1 data cache ({}). Seed 002 explains its 64-bit Camellia by tables spilling \
+                 out of a 16 KB L1.",
+                l1.map(|b| format!("{} KiB per core", b / 1024))
+                    .unwrap_or_else(|| "size unknown".into())
             ),
-            l1.map(|b| format!("{} KiB per core", b / 1024))
-                .unwrap_or_else(|| "size unknown".into())
-        );
+        ));
     }
     let _ = write!(
         out,
-        "<h3>Seed 002's own Camellia figures</h3><p>Core i7 960, x64, clock cycles: another \
+        "<h4>Seed 002's own Camellia figures</h4><p>Core i7 960, x64, clock cycles: another \
          machine, shown for reference only.</p>{}",
         seed_figures().html_table()
     );

@@ -51,6 +51,19 @@ pub trait Exporter {
     fn md(&self, style: &Style) -> String;
     /// Its section of the HTML report.
     fn html(&self, style: &Style) -> String;
+    /// The part of the page its section belongs to: a seed (`000` …
+    /// `004`) or ango's own ([`crate::seeds::OWN`]).
+    fn part(&self) -> &'static str;
+    /// Its contribution to the section of `part`: [`Exporter::html`] in its
+    /// own part, nothing elsewhere (a suite whose records answer another
+    /// seed too adds to that seed's section here).
+    fn html_for(&self, part: &str, style: &Style) -> String {
+        if part == self.part() {
+            self.html(style)
+        } else {
+            String::new()
+        }
+    }
     /// The seeds' claims checked against these records.
     fn findings(&self, style: &Style) -> Vec<Finding>;
 
@@ -100,6 +113,9 @@ fn speed_table(shown: &[SpeedRecord], findings: &[Finding], unit: Unit, style: &
 }
 
 impl Exporter for Speed {
+    fn part(&self) -> &'static str {
+        "000"
+    }
     fn suite(&self) -> &'static str {
         "speed"
     }
@@ -133,6 +149,14 @@ impl Exporter for Speed {
     fn html(&self, style: &Style) -> String {
         crate::speed::section(&self.0, &style.variant_providers)
     }
+    /// Seed 004's speed comparison comes from these records too.
+    fn html_for(&self, part: &str, style: &Style) -> String {
+        match part {
+            "000" => self.html(style),
+            "004" => crate::speed::seed004_speed(&self.0),
+            _ => String::new(),
+        }
+    }
     fn findings(&self, _style: &Style) -> Vec<Finding> {
         crate::findings::speed(&self.0)
     }
@@ -145,6 +169,9 @@ pub struct Latency(pub Vec<SpeedRecord>);
 pub const LATENCY_TABLE_SIZES: &[u64] = &[16, 64, 512, 1024, 2048, 4096];
 
 impl Exporter for Latency {
+    fn part(&self) -> &'static str {
+        "001"
+    }
     fn suite(&self) -> &'static str {
         "latency"
     }
@@ -196,6 +223,9 @@ pub struct Pk {
 }
 
 impl Exporter for Pk {
+    fn part(&self) -> &'static str {
+        "003"
+    }
     fn suite(&self) -> &'static str {
         "pk"
     }
@@ -253,6 +283,9 @@ impl Exporter for Pk {
 pub struct Tls<'a>(pub &'a [TlsRecord]);
 
 impl Exporter for Tls<'_> {
+    fn part(&self) -> &'static str {
+        "003"
+    }
     fn suite(&self) -> &'static str {
         "tls"
     }
@@ -285,6 +318,9 @@ impl Exporter for Tls<'_> {
 pub struct Ct<'a>(pub &'a [ango_core::ct::CtRecord]);
 
 impl Exporter for Ct<'_> {
+    fn part(&self) -> &'static str {
+        "ango"
+    }
     fn suite(&self) -> &'static str {
         "ct"
     }
@@ -321,6 +357,9 @@ pub struct TlsRecords<'a> {
 }
 
 impl Exporter for TlsRecords<'_> {
+    fn part(&self) -> &'static str {
+        "004"
+    }
     fn suite(&self) -> &'static str {
         "tls-records"
     }
@@ -354,6 +393,9 @@ impl Exporter for TlsRecords<'_> {
 pub struct TlsBulk<'a>(pub &'a [ango_core::TlsBulkRecord]);
 
 impl Exporter for TlsBulk<'_> {
+    fn part(&self) -> &'static str {
+        "004"
+    }
     fn suite(&self) -> &'static str {
         "tls-bulk"
     }
@@ -387,6 +429,9 @@ impl Exporter for TlsBulk<'_> {
 pub struct TlsPolicy<'a>(pub &'a [ango_core::TlsPolicyRecord]);
 
 impl Exporter for TlsPolicy<'_> {
+    fn part(&self) -> &'static str {
+        "004"
+    }
     fn suite(&self) -> &'static str {
         "tls-policy"
     }
@@ -420,6 +465,9 @@ impl Exporter for TlsPolicy<'_> {
 pub struct Cycles<'a>(pub &'a [ango_core::cycles::CyclesRecord]);
 
 impl Exporter for Cycles<'_> {
+    fn part(&self) -> &'static str {
+        "002"
+    }
     fn suite(&self) -> &'static str {
         "cycles"
     }
@@ -462,6 +510,9 @@ impl Multi {
 }
 
 impl Exporter for Multi {
+    fn part(&self) -> &'static str {
+        "ango"
+    }
     fn suite(&self) -> &'static str {
         "speed"
     }
@@ -499,6 +550,9 @@ impl Exporter for Multi {
 pub struct PkMulti(pub Vec<PkRecord>);
 
 impl Exporter for PkMulti {
+    fn part(&self) -> &'static str {
+        "ango"
+    }
     fn suite(&self) -> &'static str {
         "pk"
     }

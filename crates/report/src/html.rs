@@ -2,11 +2,9 @@
 //! charts are inline SVG.
 
 use crate::data::ReportData;
-use crate::export::{Exporter, Style};
 use crate::svg::escape;
-use crate::table::CSS;
 use ango_core::event::Event;
-use ango_core::{EnvInfo, Finding};
+use ango_core::EnvInfo;
 use std::fmt::Write;
 
 fn events_section(events: &[Event]) -> String {
@@ -67,19 +65,19 @@ fn events_section(events: &[Event]) -> String {
         }
     }
     if !kats.is_empty() {
-        out.push_str("<h2>Known-answer tests and Wycheproof (run before timing, in the same process)</h2><table><tr><th>backend</th><th>algorithm</th><th>hw</th><th>result</th><th>what the library saw</th></tr>");
+        out.push_str("<details id=\"checks\"><summary>Known-answer tests and Wycheproof of every pair (run before timing, in the same process)</summary><div class=\"scroll\"><table><tr><th>backend</th><th>algorithm</th><th>hw</th><th>result</th><th>what the library saw</th></tr>");
         out.push_str(&kats);
-        out.push_str("</table>");
+        out.push_str("</table></div></details>");
     }
     if !skips.is_empty() {
-        out.push_str("<h2>Not measured here</h2><ul>");
+        out.push_str("<details><summary>Not measured here</summary><ul>");
         for l in &skips {
             let _ = write!(out, "<li>{}</li>", escape(l));
         }
-        out.push_str("</ul>");
+        out.push_str("</ul></details>");
     }
     if !errors.is_empty() {
-        out.push_str("<h2>Errors</h2><ul>");
+        out.push_str("<h3>Errors</h3><ul>");
         out.push_str(&errors);
         out.push_str("</ul>");
     }
@@ -159,7 +157,7 @@ pub fn env_lines(env: &EnvInfo) -> Vec<(String, String)> {
 }
 
 fn env_section(env: &EnvInfo) -> String {
-    let mut out = String::from("<h2>Machine</h2><table>");
+    let mut out = String::from("<h3 id=\"machine\">The machine</h3><div class=\"scroll\"><table>");
     let rows = env_lines(env);
     for (k, v) in rows {
         let _ = write!(
@@ -169,7 +167,7 @@ fn env_section(env: &EnvInfo) -> String {
             escape(&v)
         );
     }
-    out.push_str("</table>");
+    out.push_str("</table></div>");
     if let Some(t) = &env.tuning {
         out.push_str(&tuning_html(t));
     }
@@ -190,10 +188,11 @@ fn tuning_html(t: &serde_json::Value) -> String {
     classes.sort();
     classes.dedup();
     let mut out = String::from(
-        "<h3>How ango's auto variants were chosen here</h3><p>Every constant-time variant \
-         measured side by side at each size class; the fastest runs that class, unless the \
-         feature flags' default (=) was not measurably slower. Beside each choice: the \
-         runner-up's time over it (paired).</p><table><tr><th>algorithm</th><th>operation</th>",
+        "<details id=\"tuning\"><summary>How ango's auto variants were chosen here</summary><p>Every \
+         constant-time variant measured side by side at each size class; the fastest runs that \
+         class, unless the feature flags' default (=) was not measurably slower. Beside each \
+         choice: the runner-up's time over it (paired).</p><div class=\"scroll\"><table><tr>\
+         <th>algorithm</th><th>operation</th>",
     );
     for c in &classes {
         let _ = write!(out, "<th>{c} B</th>");
@@ -240,11 +239,11 @@ fn tuning_html(t: &serde_json::Value) -> String {
         out.push_str("</tr>");
         seen.push(key);
     }
-    out.push_str("</table>");
+    out.push_str("</table></div></details>");
     out
 }
 
-const METHOD: &str = "<h2>How the numbers were taken</h2><ul>\
+const METHOD: &str = "<h3 id=\"method\">How the numbers were taken</h3><ul>\
 <li>Correctness first: each (algorithm, backend, hardware setting) passes its known-answer vectors (RFC 8439, FIPS 197, SP 800-38A/C, the GCM specification, Wycheproof) in the very process that times it; a failure is reported and the pair is not timed. Every point also round-trips one message of its own size before timing.</li>\
 <li>One operation is one complete operation on one message. AEAD encryption: a fresh 96-bit counter nonce, the associated data (13 bytes by default, as a TLS record), the data in place, final, the 16-byte tag. AEAD decryption: the same record opened into a separate buffer with its tag verified. No streaming-update shortcut for any mode, so CCM is timed as a user pays for it — the mistake seed 000 §5.3.3 found in <code>openssl speed</code> (one Init for many Updates) cannot happen. Keys are expanded once, outside the timing.</li>\
 <li>Samples: a warm-up (10% of the point's time), then iterations per sample calibrated so a sample lasts at least 0.5 ms (thousands of times the clock's resolution and read cost), then many samples, all kept in <code>samples.jsonl</code>. Statistics: median, quartiles (type 7), mean, SD, min, max, robust CV = IQR ÷ median (a point above 5% is flagged noisy and measured again, up to twice by default; the steadiest attempt is kept and every attempt's median is listed with the point), and a distribution-free 95% confidence interval of the median from order statistics.</li>\
@@ -253,50 +252,13 @@ const METHOD: &str = "<h2>How the numbers were taken</h2><ul>\
 <li>Against <code>openssl speed</code>: OpenSSL 3.5's <code>speed -evp</code> picks its per-message AEAD loop only for GCM, CCM, OCB and SIV modes (and that loop re-keys every message); ChaCha20-Poly1305 is a stream-cipher mode to it, so even with <code>-aead</code> it is timed as one endless stream of Update calls — no nonce, no Poly1305 one-time key, no AAD, no tag per message — the same kind of shortcut seed 000 §5.3.3 found for CCM. Expect ango's ChaCha20-Poly1305 to be lower than <code>openssl speed</code>'s by the per-message set-up (about a fifth at 8 KiB here), and its AES-GCM slightly higher (no re-keying).</li>\
 <li>This machine may be shared and noisy: compare ratios measured side by side in one run (<code>ango compare</code>), not absolute figures across runs.</li></ul>";
 
-/// The whole page: the run, the known defects, then each suite's section
-/// through its exporter, the method, events and the machine.
-pub fn page(data: &ReportData, suites: &[Box<dyn Exporter + '_>], findings: &[Finding]) -> String {
-    let style = Style {
-        variant_providers: data.variant_providers.clone(),
-        ..Style::default()
-    };
-    let d = data;
-    let total = d.records.len();
-    let mut out = String::new();
-    let run_id = d
-        .records
-        .speed
-        .iter()
-        .find(|r| r.head.suite != ango_core::SuiteId::Latency)
-        .map(|r| r.head.run_id.clone())
-        .or_else(|| d.env.as_ref().map(|e| e.run_id.clone()))
-        .or_else(|| d.records.tls.first().map(|r| r.head.run_id.clone()))
-        .unwrap_or_default();
-    let _ = write!(
-        out,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>ango report {}</title><style>{CSS}</style></head><body><h1>ango report</h1><p>Run <code>{}</code>, {} points{}.</p>",
-        escape(&run_id),
-        escape(&run_id),
-        total,
-        d.env.as_ref().map(|e| format!(", {} on {}", escape(&e.time), escape(&e.cpu_model))).unwrap_or_default()
-    );
-    for n in &d.notes {
-        let _ = write!(out, "<p class=\"noisy\">{}</p>", escape(n));
-    }
-    out.push_str(&crate::summary::html(d, findings));
-    let defects = crate::findings::defects_in_events(&d.events);
-    if !defects.is_empty() {
-        out.push_str("<h2 class=\"defects\">Known library defects</h2><p>These pairs failed verification in this run for reasons listed in <code>vectors/known-defects.toml</code>; each failing case id is given. They are never timed, but for <code>input-check</code> ones (an unchecked input; right results on valid inputs).</p>");
-        out.push_str(&crate::findings::html(&defects));
-    }
-    for e in suites {
-        out.push_str(&e.html(&style));
-    }
-    out.push_str(METHOD);
+/// The end of the page: how the numbers were taken, the checks and
+/// events of the run, and the machine.
+pub fn method_events_machine(d: &ReportData) -> String {
+    let mut out = String::from(METHOD);
     out.push_str(&events_section(&d.events));
     if let Some(env) = &d.env {
         out.push_str(&env_section(env));
     }
-    out.push_str("</body></html>\n");
     out
 }

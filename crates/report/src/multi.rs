@@ -166,7 +166,7 @@ pub fn html(rows: &[Row<'_>], rate: Rate, title: &str) -> String {
         return String::new();
     }
     let mut out = format!(
-        "<h2>{}</h2><p>Each point is measured by one worker alone, then by N workers at once, \
+        "<h3>{}</h3><p>Each point is measured by one worker alone, then by N workers at once, \
          each pinned to its own CPU and measuring over the same window (like <code>openssl \
          speed -multi</code>). Scaling efficiency is the N workers' aggregate over N times the \
          one worker: 100% is perfect scaling. Rates in {}; intervals are 95%.</p>\

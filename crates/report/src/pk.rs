@@ -529,21 +529,124 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
     out
 }
 
-/// The report's public-key section: findings, seed 003's tables, the full
-/// statistics, sizes, and a distribution chart per operation.
+/// Seed 003's Tables 1 and 5 (and 16): the sizes of keys, ciphertexts,
+/// shared secrets and signatures of each algorithm, from the real
+/// encodings of one library's keys (raw where there is one).
+pub fn seed_size_tables(records: &[PkRecord]) -> Vec<Table> {
+    let size = |r: &PkRecord, object: &str| {
+        let pick = |enc: &str| {
+            r.sizes
+                .iter()
+                .find(|s| s.object == object && s.encoding == enc)
+                .map(|s| s.bytes)
+        };
+        pick("raw")
+            .or_else(|| pick("seed"))
+            .or_else(|| r.sizes.iter().find(|s| s.object == object).map(|s| s.bytes))
+            .map_or_else(|| "-".to_string(), |b| b.to_string())
+    };
+    let mut out = Vec::new();
+    for (kind, title, cols) in [
+        (
+            "kem",
+            "Seed 003's Table 1: public key, secret key, ciphertext and shared secret, bytes",
+            &["public_key", "secret_key", "ciphertext", "shared_secret"][..],
+        ),
+        (
+            "sig",
+            "Seed 003's Tables 5 and 16: verification key, signing key and signature, bytes",
+            &["public_key", "secret_key", "signature"][..],
+        ),
+    ] {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut rows = Vec::new();
+        for r in sorted(records).into_iter().filter(|r| r.kind == kind) {
+            if seen.contains(&r.algorithm.as_str()) {
+                continue;
+            }
+            seen.push(&r.algorithm);
+            let l = PkAlgorithm::parse(&r.algorithm)
+                .map(|a| a.label().to_string())
+                .unwrap_or_else(|_| r.algorithm.clone());
+            let mut row = vec![cell(l, "")];
+            row.extend(cols.iter().map(|c| cell(size(r, c), "n")));
+            row.push(cell(r.who(), ""));
+            rows.push(row);
+        }
+        if rows.is_empty() {
+            continue;
+        }
+        let mut head = vec!["algorithm"];
+        head.extend(cols.iter().map(|c| match *c {
+            "public_key" if kind == "sig" => "verification key",
+            "secret_key" if kind == "sig" => "signing key",
+            c => c,
+        }));
+        head.push("as encoded by");
+        let head: Vec<String> = head.iter().map(|h| h.replace('_', " ")).collect();
+        out.push(Table {
+            title: title.into(),
+            head,
+            rows,
+            ..Table::default()
+        });
+    }
+    out
+}
+
+/// Seed 003's Table 17: the mean time of key generation, signing and
+/// verification of every signature, ms.
+pub fn seed_table17(records: &[PkRecord]) -> Option<Table> {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in sorted(records).into_iter().filter(|r| r.kind == "sig") {
+        let k = (r.algorithm.clone(), r.who());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let rows: Vec<Vec<Cell>> = keys
+        .iter()
+        .map(|(a, b)| {
+            let mean = |op: &str| {
+                find(records, a, op, b)
+                    .map_or("-".to_string(), |r| format!("{:.6}", r.stats.mean / 1e6))
+            };
+            let l = PkAlgorithm::parse(a)
+                .map(|x| x.label().to_string())
+                .unwrap_or_else(|_| a.clone());
+            vec![
+                cell(format!("{l} [{b}]"), ""),
+                cell(mean("keygen"), "n"),
+                cell(mean("sign"), "n"),
+                cell(mean("verify"), "n"),
+            ]
+        })
+        .collect();
+    (!rows.is_empty()).then(|| {
+        Table::new(
+            "Seed 003's Table 17: mean time of key generation, signing and verification, ms",
+            &[
+                "algorithm [backend]",
+                "key generation",
+                "signing",
+                "verification",
+            ],
+            rows,
+        )
+    })
+}
+
+/// The public-key study's part of seed 003's section: seed 003's Tables
+/// 1–8 and 16–17, each operation's distribution (its figures 1–7), every
+/// statistic and operation against api-call timing (folded).
 pub fn html_section(all: &[PkRecord], samples: &[PkSamples]) -> String {
     if all.is_empty() {
         return String::new();
     }
     let records = &shown(all);
-    let mut out = String::from("<h2>Public-key study (seed 003 §4-1, §4-2)</h2>");
+    let mut out = String::from("<h3 id=\"s003-pk\">The primitives (seed 003 §4-1, §4-2)</h3>");
     if all.iter().any(|r| r.timing == "operation") {
         let _ = write!(out, "<p>{}</p>", escape(TIMING_NOTE));
-    }
-    let f = findings(all);
-    if !f.is_empty() {
-        out.push_str("<h3>Findings</h3>");
-        out.push_str(&crate::findings::html(&f));
     }
     if let Some(n) = records.iter().find_map(|r| r.note.as_ref()) {
         let _ = write!(out, "<p>{}</p>", escape(n));
@@ -551,7 +654,46 @@ pub fn html_section(all: &[PkRecord], samples: &[PkSamples]) -> String {
     if let Some(r) = records.iter().find(|r| r.message_bytes.is_some()) {
         let _ = write!(out, "<p>Method: {}.</p>", escape(&r.method));
     }
-    out.push_str("<h3>Distributions</h3>");
+    let sizes = seed_size_tables(records);
+    let tables = seed_tables(records);
+    // The seed's order: Table 1, Tables 2-4, Table 5, Tables 6-8.
+    let (kem, sig): (Vec<&Table>, Vec<&Table>) = tables
+        .iter()
+        .partition(|t| t.title.contains("KEM") || t.title.contains("apsulation"));
+    for t in sizes.iter().filter(|t| t.title.contains("Table 1:")) {
+        let _ = write!(out, "<div class=\"scroll\">{}</div>", t.html());
+    }
+    for t in kem
+        .iter()
+        .chain(
+            sizes
+                .iter()
+                .filter(|t| !t.title.contains("Table 1:"))
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .chain(sig.iter())
+    {
+        let id = SEED_OPS
+            .iter()
+            .find(|(_, _, title)| t.title.starts_with(title))
+            .map(|(k, o, _)| anchor::pk_op(k, o));
+        let _ = write!(
+            out,
+            "<div{} class=\"scroll\">{}</div>",
+            id.map(|i| format!(" id=\"{i}\"")).unwrap_or_default(),
+            t.html()
+        );
+    }
+    if let Some(t) = seed_table17(records) {
+        let _ = write!(out, "<div class=\"scroll\">{}</div>", t.html());
+    }
+    let _ = write!(
+        out,
+        "<details id=\"{}\" class=\"charts\"><summary>Distributions of each operation's calls \
+         (seed 003's figures 1–7)</summary>",
+        anchor::PK_ALL
+    );
     for (kind, op, title) in SEED_OPS {
         let rows: Vec<(&PkRecord, &PkSamples)> = sorted(records)
             .into_iter()
@@ -569,21 +711,65 @@ pub fn html_section(all: &[PkRecord], samples: &[PkSamples]) -> String {
                     .map(|s| (r, s))
             })
             .collect();
-        if !rows.is_empty() {
-            out.push_str(&distribution_svg(title, &rows));
+        let n = rows.len().div_ceil(crate::figure::MAX_SERIES);
+        for (i, chunk) in rows.chunks(crate::figure::MAX_SERIES).enumerate() {
+            let svg = distribution_svg(
+                &if n > 1 {
+                    format!("{title} ({}/{n})", i + 1)
+                } else {
+                    title.to_string()
+                },
+                chunk,
+            );
+            if svg.is_empty() {
+                continue;
+            }
+            let view = Table::new(
+                "",
+                &["algorithm [backend]", "calls", "Q1", "median", "Q3", "p99"],
+                chunk
+                    .iter()
+                    .map(|(r, s)| {
+                        vec![
+                            cell(label(r), ""),
+                            cell(s.sample_ns.len().to_string(), "n"),
+                            cell(fmt_ns(r.stats.q1), "n"),
+                            cell(fmt_ns(r.stats.median), "n"),
+                            cell(fmt_ns(r.stats.q3), "n"),
+                            cell(fmt_ns(r.stats.p99), "n"),
+                        ]
+                    })
+                    .collect(),
+            );
+            out.push_str(&crate::figure::figure(
+                None,
+                &svg,
+                chunk.len(),
+                &format!(
+                    "{}: a histogram of each implementation's calls on a log time axis, its \
+                     median marked{}.",
+                    escape(title),
+                    if n > 1 {
+                        format!(" (part {} of {n})", i + 1)
+                    } else {
+                        String::new()
+                    }
+                ),
+                &view,
+            ));
         }
     }
-    out.push_str("<h3>Seed 003's tables (ms)</h3>");
-    for t in seed_tables(records) {
-        out.push_str(&t.html());
-    }
-    out.push_str("<h3>Every statistic</h3>");
-    out.push_str(&full_table(records).html());
-    out.push_str("<h3>Sizes</h3>");
-    out.push_str(&sizes_table(records).html());
-    if let Some(t) = timing_table(all) {
-        out.push_str(&t.html());
-    }
+    out.push_str("</details>");
+    let _ = write!(
+        out,
+        "<details><summary>Every statistic of every point, and operation against api-call \
+         timing</summary><div class=\"scroll\">{}</div>{}</details>",
+        full_table(records).html(),
+        timing_table(all).map_or(String::new(), |t| format!(
+            "<div class=\"scroll\">{}</div>",
+            t.html()
+        ))
+    );
     out
 }
 

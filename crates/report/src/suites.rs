@@ -126,7 +126,7 @@ pub fn render(d: &ReportData, format: Format, style: &Style) -> String {
 
 /// The self-contained report page of a run.
 pub fn page(d: &ReportData) -> String {
-    crate::html::page(d, &suites(d), &findings(d))
+    crate::page::page(d, &suites(d), &findings(d))
 }
 
 /// Every finding of a run, as `findings.jsonl` holds them: the known

@@ -2,8 +2,6 @@
 //! verified, the library defects found, the verdicts on the seeds' claims,
 //! and the fastest implementation of each algorithm.
 
-use crate::data::ReportData;
-use crate::formats::wrap;
 use crate::svg::escape;
 use ango_core::event::Event;
 use ango_core::{Finding, SpeedRecord, Verdict};
@@ -133,151 +131,122 @@ pub fn fastest(records: &[SpeedRecord]) -> Vec<(String, u64, String, f64, String
     out
 }
 
-fn verdict_counts(findings: &[Finding]) -> (usize, usize, usize) {
-    let n = |v: Verdict| findings.iter().filter(|f| f.verdict == v).count();
-    (
-        n(Verdict::Holds),
-        n(Verdict::DoesNotHold),
-        n(Verdict::NotMeasurable),
-    )
-}
-
-/// The seeds' claims only (not ango's own readings or the defects).
-fn seed_findings(findings: &[Finding]) -> Vec<&Finding> {
-    findings.iter().filter(|f| f.seed != "ango").collect()
-}
-
-/// The opening section of the page.
-pub fn html(d: &ReportData, findings: &[Finding]) -> String {
-    let mut out = String::from("<section id=\"summary\"><h2>Summary</h2>");
-    let v = verified(&d.events);
-    if v.pairs > 0 {
+/// The fastest implementation of each algorithm (hw on, encryption, one
+/// core) at the smallest and largest size: a table of seed 000's section.
+pub fn fastest_html(records: &[SpeedRecord]) -> String {
+    let fast = fastest(records);
+    if fast.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "<h3 id=\"{}\">The fastest implementation of each algorithm</h3><p>hw on, encryption, \
+         one core; MB/s are 10<sup>6</sup> bytes/s; the lead is the paired ratio where the two \
+         were sampled in turn.</p><div class=\"scroll\"><table><tr><th>algorithm</th>\
+         <th>size</th><th>fastest</th><th>MB/s</th><th>next</th><th>lead</th></tr>",
+        crate::anchor::SPEED_FASTEST
+    );
+    for (a, size, first, mbps, second, ratio) in &fast {
         let _ = write!(
             out,
-            "<p><b>Verified before timing</b>, in the process that then timed it: {} \
-             (implementation, algorithm, setting) pairs of {} implementations, {} passing every \
-             case; {} cases passed in all (known answers, {} pairs with their Wycheproof file, \
-             cross-implementation checks).{}</p>",
-            v.pairs,
-            v.implementations,
-            v.pairs_ok,
-            group(v.cases),
-            v.wycheproof_pairs,
-            if v.pairs_ok < v.pairs {
-                format!(
-                    " <b>{} failed</b> and were not timed: see the defects below and the checks \
-                     at the end.",
-                    v.pairs - v.pairs_ok
-                )
+            "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
+             <td>{}</td><td class=\"n\">{}</td></tr>",
+            escape(a),
+            size_text(*size),
+            escape(first),
+            mb(*mbps),
+            escape(second),
+            if *ratio > 0.0 {
+                format!("{ratio:.2}×")
             } else {
-                String::new()
+                "–".into()
             }
         );
     }
-    let defects: Vec<&Finding> = findings
-        .iter()
-        .filter(|f| f.suite == "verify" && f.seed == "ango")
-        .collect();
-    if !defects.is_empty() {
-        out.push_str(
-            "<p class=\"defects\"><b>Library defects found in this run</b> (never timed):</p><ul>",
-        );
-        for f in &defects {
-            let _ = write!(
-                out,
-                "<li>{} — {}</li>",
-                escape(&f.claim),
-                escape(&f.explanation)
-            );
-        }
-        out.push_str("</ul>");
-    }
-    let seeds = seed_findings(findings);
-    if !seeds.is_empty() {
-        let owned: Vec<Finding> = seeds.iter().map(|f| (*f).clone()).collect();
-        let (h, n, m) = verdict_counts(&owned);
-        let _ = write!(
-            out,
-            "<p><b>The seeds' claims on this machine</b>: {h} hold, {n} do not hold, {m} cannot \
-             be measured here.</p><div class=\"scroll\"><table class=\"verdicts\"><tr>\
-             <th>verdict</th><th>seed</th><th>claim</th><th>measured here [95%]</th></tr>"
-        );
-        for f in &seeds {
-            let _ = write!(
-                out,
-                "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td></tr>",
-                f.verdict,
-                f.verdict,
-                escape(&f.source()),
-                escape(&f.claim),
-                escape(&f.value_text())
-            );
-        }
-        out.push_str("</table></div>");
-    }
-    let fast = fastest(&d.records.speed);
-    if !fast.is_empty() {
-        out.push_str(
-            "<p><b>Fastest implementation per algorithm</b> (hw on, encryption, one core; MB/s \
-             are 10<sup>6</sup> bytes/s):</p><div class=\"scroll\"><table><tr><th>algorithm</th>\
-             <th>size</th><th>fastest</th><th>MB/s</th><th>next</th><th>lead</th></tr>",
-        );
-        for (a, size, first, mbps, second, ratio) in &fast {
-            let _ = write!(
-                out,
-                "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
-                 <td>{}</td><td class=\"n\">{}</td></tr>",
-                escape(a),
-                size_text(*size),
-                escape(first),
-                mb(*mbps),
-                escape(second),
-                if *ratio > 0.0 {
-                    format!("{ratio:.2}×")
-                } else {
-                    "–".into()
-                }
-            );
-        }
-        out.push_str("</table></div>");
-    }
-    out.push_str("</section>");
+    out.push_str("</table></div>");
     out
 }
 
-/// The verdicts at the end of the terminal output: one entry per claim,
-/// wrapped to `width` columns.
-pub fn text(findings: &[Finding], width: usize) -> String {
-    let seeds = seed_findings(findings);
-    let defects: Vec<&Finding> = findings
-        .iter()
-        .filter(|f| f.suite == "verify" && f.seed == "ango")
-        .collect();
-    if seeds.is_empty() && defects.is_empty() {
-        return String::new();
+/// At most this many lines in the terminal dashboard.
+pub const DASHBOARD_LINES: usize = 40;
+
+/// `s` cut to `width` columns, with "…" where it was cut.
+fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
     }
-    let mut out = String::from("\nVerdicts on the seeds' claims (this machine):\n");
-    for f in &defects {
-        out.push_str(&wrap(&format!("[defect] {}", f.claim), width, "    "));
+}
+
+/// The page's dashboard for the terminal, at the end of `ango run`: a
+/// line per seed with how many of its claims hold, do not hold or cannot
+/// be measured here, ango's own checks, then the claims that do not hold
+/// or cannot be measured, one line each, as many as fit; at most
+/// [`DASHBOARD_LINES`] lines of at most `width` columns.
+pub fn dashboard_text(findings: &[Finding], events: &[Event], width: usize) -> String {
+    let mut lines: Vec<String> = vec![
+        "What this machine said about each seed (every claim: report.html, findings.jsonl):".into(),
+        format!(
+            "{:<5} {:>5} {:>13} {:>14}  {}",
+            "seed", "holds", "does not hold", "not measurable", "what it studied"
+        ),
+    ];
+    for s in &crate::seeds::SEEDS {
+        let (h, n, m) = crate::page::counts(findings.iter().filter(|f| f.seed == s.id));
+        lines.push(format!("{:<5} {h:>5} {n:>13} {m:>14}  {}", s.id, s.title));
     }
-    for f in &seeds {
-        let value = if f.value.is_some() {
-            format!(": {}", f.value_text())
-        } else {
-            String::new()
-        };
-        out.push_str(&wrap(
-            &format!("[{}] {} {}{value}", f.verdict, f.source(), f.claim),
-            width,
-            "    ",
-        ));
-    }
-    let owned: Vec<Finding> = seeds.iter().map(|f| (*f).clone()).collect();
-    let (h, n, m) = verdict_counts(&owned);
-    out.push_str(&format!(
-        "{h} hold, {n} do not hold, {m} not measurable here; every explanation is in \
-         findings.jsonl and the report.\n"
+    let own: Vec<&Finding> = findings.iter().filter(|f| f.seed == "ango").collect();
+    let defects = own.iter().filter(|f| f.suite == "verify").count();
+    let (h, n, m) = crate::page::counts(own.iter().copied().filter(|f| f.suite != "verify"));
+    let v = verified(events);
+    lines.push(format!(
+        "{:<5} {h:>5} {n:>13} {m:>14}  {} library defects met; {} of {} pairs passed every case",
+        "ango", defects, v.pairs_ok, v.pairs
     ));
+    let open: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.seed != "ango" && f.verdict != Verdict::Holds)
+        .collect();
+    if !open.is_empty() {
+        lines.push(String::new());
+        lines.push(
+            "Claims that do not hold or cannot be measured here (ango report DIR --claim ID):"
+                .into(),
+        );
+        // Room for the claims and one closing line.
+        let room = DASHBOARD_LINES.saturating_sub(lines.len() + 1);
+        let shown = if open.len() <= room {
+            open.len()
+        } else {
+            room.saturating_sub(1)
+        };
+        for f in &open[..shown] {
+            let value = if f.value.is_some() {
+                format!(": {}", f.value_text())
+            } else {
+                String::new()
+            };
+            let tag = if f.verdict == Verdict::DoesNotHold {
+                "no"
+            } else {
+                "n/m"
+            };
+            lines.push(format!("[{tag}] {} {}{value}", f.id, f.claim));
+        }
+        if shown < open.len() {
+            lines.push(format!(
+                "… and {} more in report.html and findings.jsonl",
+                open.len() - shown
+            ));
+        }
+    }
+    let mut out = String::from("\n");
+    for l in lines.iter().take(DASHBOARD_LINES) {
+        out.push_str(&clip(l, width));
+        out.push('\n');
+    }
     out
 }
 
@@ -346,9 +315,42 @@ mod tests {
     fn wrapped_lines_fit_and_keep_every_word() {
         let s = "[holds] seed 000 §5.4 with AES-NI, AES-128-GCM is faster than ChaCha20-Poly1305 \
                  (seed: 1.4–3×): 2.41 (2.38–2.44) ×";
-        let w = wrap(s, 40, "    ");
+        let w = crate::formats::wrap(s, 40, "    ");
         assert!(w.lines().all(|l| l.chars().count() <= 40), "{w}");
         let words: Vec<&str> = w.split_whitespace().collect();
         assert_eq!(words, s.split_whitespace().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_terminal_dashboard_fits_forty_lines_of_a_hundred_columns() {
+        let mut fs = Vec::new();
+        for i in 0..90 {
+            let seed = ["000", "001", "002", "003", "004", "ango"][i % 6];
+            let v = [Verdict::Holds, Verdict::DoesNotHold, Verdict::NotMeasurable][(i / 6) % 3];
+            fs.push(
+                Finding::new(
+                    "speed",
+                    seed,
+                    "§5.4",
+                    format!("claim {i} {}", "long words ".repeat(12)),
+                )
+                .id("topic", &[&i.to_string()])
+                .value(1.5, "×")
+                .verdict(v),
+            );
+        }
+        let t = dashboard_text(&fs, &[], 100);
+        let lines: Vec<&str> = t.trim_start_matches('\n').lines().collect();
+        assert!(lines.len() <= DASHBOARD_LINES, "{t}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 100), "{t}");
+        let row = format!("{:<5} {:>5} {:>13} {:>14}  ChaCha20", "000", 5, 5, 5);
+        assert!(lines[2].starts_with(&row), "{t}");
+        assert!(
+            t.contains("[no] 000-topic-6 claim 6") && t.contains("more in report.html"),
+            "{t}"
+        );
+        // Few claims: every one is listed, no closing count.
+        let t = dashboard_text(&fs[..12], &[], 100);
+        assert!(!t.contains("more in report.html"), "{t}");
     }
 }

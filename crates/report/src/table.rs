@@ -6,17 +6,33 @@ use crate::svg::escape;
 use std::fmt::Write;
 
 /// The style of the report and of every page a command prints.
-pub(crate) const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
-table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}.noisy{background:#fff3cd}\
+pub(crate) const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:1.2em auto;padding:0 1em;color:#222;line-height:1.35}\
+h1{margin:.2em 0;font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.15em}\
+header p.run{margin:.2em 0 .6em}p.note{background:#fff3cd;padding:.3em .6em;margin:.3em 0}\
+table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top}\
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th{background:#f3f3f3}.noisy{background:#fff3cd}\
 .fail{background:#f8d7da}.ok{background:#d4edda}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}\
-figure{margin:1em 0}figcaption{font-size:12px;color:#555}li{margin:.25em 0}\
-tr.holds td:first-child{background:#d4edda}tr.does-not-hold td:first-child{background:#f8d7da}\
-tr.not-measurable td:first-child{background:#eee}h2.defects{color:#842029}\
-.scroll{overflow-x:auto;max-width:100%}p.defects{color:#842029}\
-table{display:block;overflow-x:auto;max-width:100%}td.n{white-space:nowrap}\
+figure{margin:1em 0;break-inside:avoid}figcaption{font-size:12px;color:#555}li{margin:.25em 0}\
+.scroll{overflow-x:auto;max-width:100%}table{display:block;overflow-x:auto;max-width:100%}\
 svg{max-width:100%;height:auto}figure svg{width:100%}\
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:0 1em}";
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(480px,100%),1fr));gap:0 1em}\
+.badge{display:inline-block;padding:1px 7px;border-radius:9px;font-size:12px;white-space:nowrap}\
+.badge.holds{background:#d4edda;color:#155724}.badge.does-not-hold{background:#f8d7da;color:#842029}\
+.badge.not-measurable{background:#e2e3e5;color:#41464b}\
+td.holds a{color:#155724;font-weight:bold}td.does-not-hold a{color:#842029;font-weight:bold}td.not-measurable a{color:#41464b;font-weight:bold}\
+table.dash{display:table;width:100%}table.dash td:nth-child(2){width:70%}\
+table.verdicts,table.defects{display:table;table-layout:fixed;width:100%}\
+col.c-verdict{width:8.5em}col.c-value{width:12em}col.c-link{width:4em}\
+col.c-lib{width:9em}col.c-ver{width:11em}col.c-alg{width:9em}col.c-cases{width:5em}col.c-cite{width:14em}\
+td.claim,table.defects td{overflow:hidden}table.defects td{white-space:nowrap;text-overflow:ellipsis}table.defects td:has(details[open]){white-space:normal}td.claim summary,table.defects summary{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;cursor:pointer}\
+td.claim details[open] summary,table.defects details[open] summary{white-space:normal}\
+table.verdicts td.n{white-space:normal}p.cases,ul.keys{font-size:12px;overflow-wrap:anywhere}p.derive{font-size:12px;color:#555}\
+\
+details.table-view{margin:.2em 0 1em}details.table-view summary{font-size:12px;color:#555;cursor:pointer}\
+li code,p code,td code{overflow-wrap:anywhere}p.what{background:#f6f8fa;border-left:3px solid #9ab;padding:.5em .8em}\
+@media (max-width:700px){body{padding:0 .4em;font-size:14px}col.c-verdict{width:6.5em}col.c-value{width:7em}col.c-link{width:3.5em}\
+table.dash .title{display:none}col.c-ver,col.c-cite{width:6em}col.c-lib,col.c-alg{width:5.5em}}\
+@media print{body{max-width:none}a{color:inherit;text-decoration:none}details.table-view{display:none}section{break-before:auto}h2{break-after:avoid}}";
 
 /// One table cell; `class` is its HTML class: empty for a label, `n`
 /// (numeric, right-aligned) possibly with `noisy` or `fail` for a number.
@@ -169,12 +185,12 @@ impl Table {
         out
     }
 
-    /// An `<h3>` title and a table in the page's style, the rows' lines
+    /// An `<h4>` title and a table in the page's style, the rows' lines
     /// after it.
     pub fn html(&self) -> String {
         let mut out = String::new();
         if !self.title.is_empty() {
-            let _ = write!(out, "<h3>{}</h3>", escape(&self.title));
+            let _ = write!(out, "<h4>{}</h4>", escape(&self.title));
         }
         out.push_str(&self.html_table());
         out

@@ -5,6 +5,7 @@
 //! against its time (Figs 9–12). Every name taken from a record is escaped
 //! before it reaches the page.
 
+use crate::anchor;
 use crate::svg::{escape, nice_step, PALETTE};
 use crate::table::{cell, Cell, Table};
 use ango_core::{TlsRecord, TLS_CLIENT_VIEW, TLS_SERVER_VIEW};
@@ -44,15 +45,6 @@ impl Family {
     /// The seed hatches red and yellow segments for legibility.
     fn hatched(self) -> bool {
         matches!(self, Family::Server | Family::WaitServer)
-    }
-
-    /// The legend column the family is listed in.
-    fn column(self) -> usize {
-        match self {
-            Family::Wire => 0,
-            Family::Tcp | Family::Client => 1,
-            Family::Server | Family::WaitServer => 2,
-        }
     }
 }
 
@@ -370,7 +362,7 @@ fn tables(records: &[TlsRecord]) -> Vec<Table> {
     }
     for g in &groups {
         out.push(grid(
-            format!("Server TCP segments from ServerHello to Finished (flight bytes), medians (seed 003 Table 9): group {g}"),
+            format!("Server TCP segments from ServerHello to Finished (flight bytes, and an OpenSSL server's write calls), medians (seed 003 Table 9): group {g}"),
             records,
             Some(g),
             |r| {
@@ -380,7 +372,10 @@ fn tables(records: &[TlsRecord]) -> Vec<Table> {
                     (None, Some(b)) => format!("- ({} B)", count(b)),
                     (None, None) => "-".into(),
                 };
-                cell(format!("{t}{}", marks(r)), class(r))
+                let w = r
+                    .server_flight_writes
+                    .map_or(String::new(), |w| format!(", {} write{}", count(w), if w == 1.0 { "" } else { "s" }));
+                cell(format!("{t}{w}{}", marks(r)), class(r))
             },
         ));
     }
@@ -467,17 +462,28 @@ pub fn stacks(r: &TlsRecord) -> String {
 
 /// The records per stack pairing, OpenSSL on both sides first.
 fn by_pairing(records: &[TlsRecord]) -> Vec<(String, Vec<TlsRecord>)> {
+    // The stacks, and the round trip when the run asked for several.
+    let mut rtts: Vec<u64> = records.iter().map(|r| r.rtt_asked_ns as u64).collect();
+    rtts.sort_unstable();
+    rtts.dedup();
+    let key = |r: &TlsRecord| {
+        if rtts.len() > 1 {
+            format!("{}, {:.0} ms RTT", stacks(r), r.rtt_asked_ns / 1e6)
+        } else {
+            stacks(r)
+        }
+    };
     let mut keys: Vec<String> = Vec::new();
     for r in records {
-        let k = stacks(r);
+        let k = key(r);
         if !keys.contains(&k) {
             keys.push(k);
         }
     }
-    keys.sort_by_key(|k| k != "openssl → openssl");
+    keys.sort_by_key(|k| !k.starts_with("openssl → openssl"));
     keys.into_iter()
         .map(|k| {
-            let rs = records.iter().filter(|r| stacks(r) == k).cloned().collect();
+            let rs = records.iter().filter(|r| key(r) == k).cloned().collect();
             (k, rs)
         })
         .collect()
@@ -674,36 +680,54 @@ pub fn html_section(records: &[TlsRecord]) -> String {
         return String::new();
     }
     let pairings = by_pairing(records);
-    if pairings.len() > 1 {
-        // The charts and tables of each pairing, then the comparison.
-        let mut out = String::new();
-        for (k, rs) in &pairings {
-            let inner = html_section(rs).replacen(
-                "<h2 id=\"tls\">TLS 1.3 handshakes</h2>",
-                &format!("<h2>TLS 1.3 handshakes, stacks {}</h2>", escape(k)),
-                1,
-            );
-            out.push_str(&inner);
-        }
-        if let Some(t) = stack_comparison(records) {
-            out.push_str(
-                "<h2 id=\"tls\">TLS stack comparison</h2><p>The same combinations with each \
-                pairing of client and server stack, one run. A rustls side's in-process times come \
-                from ango's I/O loop around rustls (flight resolution), OpenSSL's from its message \
-                callback.</p>",
-            );
-            out.push_str(&t.html());
-        }
-        return out;
+    if pairings.len() == 1 {
+        return pairing_section(records, "TLS 1.3 handshakes", true);
     }
+    // The charts and tables of each pairing, then the comparison.
+    let mut out = String::new();
+    for (i, (k, rs)) in pairings.iter().enumerate() {
+        let body = pairing_section(rs, &format!("TLS 1.3 handshakes, stacks {k}"), i == 0);
+        if i == 0 {
+            out.push_str(&body);
+        } else {
+            // The other pairings fold out: the first is seed 003's.
+            let _ = write!(
+                out,
+                "<details class=\"pairing\"><summary>TLS 1.3 handshakes, stacks {} ({} \
+                 combinations)</summary>{body}</details>",
+                escape(k),
+                rs.len()
+            );
+        }
+    }
+    if let Some(t) = stack_comparison(records) {
+        out.push_str(
+            "<h3 id=\"tls-stacks\">TLS stack comparison</h3><p>The same combinations with each \
+            pairing of client and server stack, one run. A rustls side's in-process times come \
+            from ango's I/O loop around rustls (flight resolution), OpenSSL's from its message \
+            callback.</p>",
+        );
+        out.push_str(&t.html());
+    }
+    out
+}
+
+/// One pairing's (stacks and round trip) charts and tables; the first
+/// carries the anchors the findings link to.
+fn pairing_section(records: &[TlsRecord], title: &str, first: bool) -> String {
     let link = link_summary(records);
     let mut out = format!(
-        "<h2 id=\"tls\">TLS 1.3 handshakes</h2><p>{} combinations. {}.</p><p>{}. In the tables, yellow cells: server flight over 4096 B; red: failures.</p>",
+        "<h3>{}</h3><p>{} combinations. {}.</p><p>{}. In the tables, yellow cells: server flight over 4096 B; red: failures.</p>",
+        escape(title),
         records.len(),
         escape(&link),
         escape(MARKERS)
     );
-    out.push_str("<h3>Phases of the handshake (seed 003 Figs 8, 13-16)</h3>");
+    let _ = write!(
+        out,
+        "<h4 id=\"{}\">Phases of the handshake (seed 003 Figs 8, 13-16)</h4>",
+        if first { anchor::TLS_PHASES } else { "" }
+    );
     let axis = records
         .iter()
         .flat_map(|r| {
@@ -716,19 +740,24 @@ pub fn html_section(records: &[TlsRecord]) -> String {
     if axis > 0.0 {
         for (i, g) in distinct(records, |r| &r.group).into_iter().enumerate() {
             let rows: Vec<&TlsRecord> = records.iter().filter(|r| r.group == g).collect();
-            out.push_str(&phase_chart(g, &rows, axis, i, &link));
+            out.push_str(&phase_chart(g, &rows, axis, 2 * i, &link, true));
+            out.push_str(&phase_chart(g, &rows, axis, 2 * i + 1, &link, false));
         }
     } else {
         out.push_str("<p>No wire timeline in any combination (the captures were not possible, e.g. loopback without root): no phase chart.</p>");
     }
-    out.push_str("<h3>Server flight (seed 003 Figs 9-12)</h3>");
+    let _ = write!(
+        out,
+        "<h4 id=\"{}\">Server flight (seed 003 Figs 9-12, Table 9)</h4>",
+        if first { anchor::TLS_FLIGHTS } else { "" }
+    );
     out.push_str(&flight_charts(records, &link));
     for t in tables(records) {
         out.push_str(&t.html());
     }
     let n = notes(records);
     if !n.is_empty() {
-        out.push_str("<h3>Failures and capture notes</h3><ul>");
+        out.push_str("<h4>Failures and capture notes</h4><ul>");
         for x in n {
             let _ = write!(out, "<li>{}</li>", escape(&x));
         }
@@ -971,15 +1000,28 @@ mod tests {
         let mut v = sample();
         v[0].group = "x<y&z".into();
         let h = html_section(&v);
-        assert!(h.starts_with("<h2 id=\"tls\">TLS 1.3 handshakes</h2>"));
-        assert_eq!(h.matches("class=\"tls-phases\"").count(), 3, "{h}");
+        assert!(h.starts_with("<h3>TLS 1.3 handshakes</h3>"));
+        // Each group's two views, eight and seven series.
+        assert_eq!(
+            h.matches("handshake phases, client view</title>").count(),
+            3,
+            "{h}"
+        );
+        assert_eq!(
+            h.matches("handshake phases, server view</title>").count(),
+            3,
+            "{h}"
+        );
+        assert_eq!(h.matches("data-series=\"8\"").count(), 3, "{h}");
+        assert_eq!(h.matches("data-series=\"7\"").count(), 3, "{h}");
+        assert!(h.contains(&format!("id=\"{}\"", crate::anchor::TLS_FLIGHTS)));
         assert!(h.contains("OpenSSL write buffer 4096 B"));
         assert!(h.contains("initial window 10 segments (14480 B)"));
         assert!(h.contains("Client Hello rcv -&gt; Server Hello send"));
         assert!(h.contains("x&lt;y&amp;z") && !h.contains("x<y"));
         assert!(h.contains("alert &lt;bad&gt;") && !h.contains("<bad>"));
         assert!(h.contains("class=\"n noisy\"") && h.contains("class=\"n fail\""));
-        assert_eq!(h.matches("<svg").count(), 3 + 2);
+        assert_eq!(h.matches("<svg").count(), 3 * 2 + 2);
         assert_balanced_svg(&h);
         assert_eq!(html_section(&[]), "");
     }
@@ -1018,7 +1060,10 @@ mod tests {
         partial.phases_ns.remove("finished_sending");
         partial.tcp.server_mss = None;
         let h = html_section(&[partial, bare]);
-        assert_eq!(h.matches("class=\"tls-phases\"").count(), 1);
+        assert_eq!(
+            h.matches("handshake phases, client view</title>").count(),
+            1
+        );
         assert!(h.contains("Not drawn, missing or negative"), "{h}");
         assert!(h.contains("Server Hello sending (-0.005 ms)"), "{h}");
         assert!(h.contains("Finished sending (missing)"), "{h}");

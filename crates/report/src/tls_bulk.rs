@@ -4,7 +4,8 @@
 //! two speed claims checked against the client's CPU time.
 
 use crate::anchor;
-use crate::svg::{bar_chart, Bar};
+use crate::figure;
+use crate::svg::Bar;
 use crate::table::{cell as table_cell, Table};
 use ango_core::finding::Verdict;
 use ango_core::{Finding, RecordKey, TlsBulkRecord};
@@ -380,11 +381,10 @@ pub fn section(rs: &[TlsBulkRecord]) -> String {
     }
     let cols = settings(rs);
     let mut out = String::from(
-        "<h2>TLS bulk throughput (seed 004)</h2><p>Application data over one TLS connection \
+        "<h3>TLS bulk throughput (seed 004)</h3><p>Application data over one TLS connection \
          per cipher suite, each endpoint in its own process with its own hardware setting; the \
          client's CPU time per byte is what a client without AES instructions pays.</p>",
     );
-    out.push_str(&crate::findings::html(&findings(rs)));
     let names: Vec<String> = cols.iter().map(|c| label(rs, c)).collect();
     let series: Vec<&str> = names.iter().map(String::as_str).collect();
     let bars = |f: &dyn Fn(&TlsBulkRecord) -> f64| -> Vec<Bar> {
@@ -400,26 +400,24 @@ pub fn section(rs: &[TlsBulkRecord]) -> String {
             })
             .collect()
     };
-    let _ = write!(
-        out,
-        "<figure>{}<figcaption>Median throughput of one connection per suite and hardware \
-         setting.</figcaption></figure><figure>{}<figcaption>The client's CPU time per \
-         megabyte (user + system; the kernel's TCP is in it too).</figcaption></figure>",
-        bar_chart(
-            "TLS bulk throughput, MB/s",
-            "MB/s (median)",
-            &series,
-            &bars(&|r| mb(r.bytes_per_second)),
-            None
-        ),
-        bar_chart(
-            "Client CPU time per MB, µs",
-            "µs of client CPU per MB (median)",
-            &series,
-            &bars(&|r| r.client_cpu_ns_per_byte * 1e3),
-            None
-        )
-    );
+    out.push_str(&figure::bars(
+        anchor::TLS_BULK,
+        "TLS bulk throughput, MB/s",
+        "MB/s (median)",
+        &series,
+        &bars(&|r| mb(r.bytes_per_second)),
+        None,
+        "Median throughput of one connection per suite and hardware setting.",
+    ));
+    out.push_str(&figure::bars(
+        "s004-bulk-cpu",
+        "Client CPU time per MB, µs",
+        "µs of client CPU per MB (median)",
+        &series,
+        &bars(&|r| r.client_cpu_ns_per_byte * 1e3),
+        None,
+        "The client's CPU time per megabyte (user + system; the kernel's TCP is in it too).",
+    ));
     for t in tables(rs) {
         out.push_str(&t.html());
     }

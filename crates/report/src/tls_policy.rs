@@ -352,17 +352,16 @@ pub fn section(rs: &[TlsPolicyRecord]) -> String {
         return String::new();
     }
     let mut out = String::from(
-        "<h2>TLS cipher-suite policies (seed 004 §6)</h2><p>What each server policy makes each \
+        "<h3 id=\"s004-policy\">TLS cipher-suite policies (seed 004 §6)</h3><p>What each server policy makes each \
          kind of client negotiate, and what the negotiated suite costs that client per byte. \
          Green: the client's cheapest suite among those both sides offer; amber: up to twice \
          its cost; red: more.</p>",
     );
-    out.push_str(&crate::findings::html(&findings(rs)));
     let ps = policies(rs);
     for v in versions(rs) {
         let _ = write!(
             out,
-            "<h3>TLS {}</h3><table><tr><th>client \\ server</th>",
+            "<h4>TLS {}</h4><table><tr><th>client \\ server</th>",
             escape(&v)
         );
         for p in &ps {

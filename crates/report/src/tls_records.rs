@@ -230,12 +230,11 @@ pub fn section(rs: &[TlsRecordsRecord], offers: &[SuiteOffer]) -> String {
     }
     let sizes = sizes(rs);
     let mut out = String::from(
-        "<h2>TLS record overhead (seed 004)</h2><p>The bytes one application-data record takes \
+        "<h3 id=\"s004-records\">TLS record overhead (seed 004 §4.3)</h3><p>The bytes one application-data record takes \
          on the wire — its 5-byte header and fragment — for each cipher suite and plaintext \
          length, read from the captured connection (not computed), and the overhead over the \
          plaintext.</p>",
     );
-    out.push_str(&crate::findings::html(&findings(rs)));
     let series: Vec<Series> = rows(rs)
         .iter()
         .enumerate()
@@ -250,17 +249,18 @@ pub fn section(rs: &[TlsRecordsRecord], offers: &[SuiteOffer]) -> String {
                 .collect(),
         })
         .collect();
-    let _ = write!(
-        out,
-        "<figure>{}<figcaption>Overhead of one record in percent of its plaintext against the \
-         plaintext length; dashed: TLS 1.2.</figcaption></figure>",
-        crate::svg::line_chart(&Chart {
+    out.push_str(&crate::figure::lines(
+        "s004-records-chart",
+        Chart {
             title: "TLS record overhead vs record size".into(),
             x_label: "plaintext bytes in the record".into(),
             y_label: "overhead, % of plaintext".into(),
             series,
-        })
-    );
+        },
+        crate::figure::Axes::Log,
+        "Overhead of one record in percent of its plaintext against the plaintext length (log \
+         scales); dashed: TLS 1.2.",
+    ));
     out.push_str("<table><tr><th>TLS</th><th>cipher suite</th>");
     for n in &sizes {
         let _ = write!(out, "<th>{n} B<br>wire (+overhead), %</th>");
@@ -292,7 +292,7 @@ pub fn section(rs: &[TlsRecordsRecord], offers: &[SuiteOffer]) -> String {
     if !offers.is_empty() {
         let _ = write!(
             out,
-            "<h3>The seven ChaCha20-Poly1305 suites (seed 004 §1.5, RFC 7905)</h3>{}",
+            "<h4>The seven ChaCha20-Poly1305 suites (seed 004 §1.5, RFC 7905)</h4>{}",
             offers_table(offers).html_table()
         );
     }

@@ -14,7 +14,7 @@ fn v1_results_still_load() {
         let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
         assert!(dir.join("findings.jsonl").exists(), "{name}");
         if name == "v1-pk" {
-            assert!(html.contains("Public-key study"), "{name}");
+            assert!(html.contains("The primitives (seed 003"), "{name}");
             // Version-1 public-key records were timed per API call.
             let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
             for line in text.lines() {
@@ -161,83 +161,53 @@ fn report_fits_the_page_in_a_headless_browser() {
     ango().arg("report").arg(&dir).assert().success();
     let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(!page.contains("<script"), "the page needs no script");
-    assert!(page.contains("id=\"summary\""));
+    assert!(page.contains("id=\"dashboard\""));
     assert!(page.contains("Multi-core throughput"));
 
-    // The check runs in a wrapper page that loads the report in a frame.
-    let wrapper = dir.join("check.html");
-    std::fs::write(
-        &wrapper,
-        r#"<!DOCTYPE html><html><body style="margin:0">
-<iframe id="f" src="report.html" style="width:1280px;height:900px;border:0"></iframe>
-<pre id="out">pending</pre>
-<script>
-document.getElementById('f').onload = function () {
-  var d = this.contentDocument, w = d.documentElement.clientWidth, bad = [];
-  d.querySelectorAll('body *').forEach(function (e) {
-    var p = e.parentElement;
-    while (p && p !== d.body) {
-      var o = getComputedStyle(p).overflowX;
-      if (o === 'auto' || o === 'scroll') return;
-      p = p.parentElement;
+    // The checks run in a wrapper page that loads the report in a frame of
+    // each width: a desktop window and a phone's.
+    for (width, screen) in [(1280u64, 900u64), (390, 844)] {
+        let v = check_page(&browser, &dir, width, screen);
+        // The width less the frame's vertical scrollbar, if it draws one.
+        let inner = v["width"].as_u64().unwrap();
+        assert!((width - 20..=width).contains(&inner), "{width}: {v}");
+        assert!(
+            v["scroll_width"].as_u64().unwrap() <= inner,
+            "{width}: the page scrolls sideways: {v}"
+        );
+        assert_eq!(
+            v["bad"].as_array().unwrap().len(),
+            0,
+            "{width}: elements wider than the page: {v}"
+        );
+        let (top, bottom) = (
+            v["dashboard_top"].as_f64().unwrap(),
+            v["dashboard_bottom"].as_f64().unwrap(),
+        );
+        assert!(
+            (0.0..300.0).contains(&top) && bottom <= screen as f64,
+            "{width}: the dashboard is not on the first screen: {v}"
+        );
+        assert_eq!(
+            v["seed_sections"].as_u64().unwrap(),
+            5,
+            "{width}: every seed's section: {v}"
+        );
+        let charts = v["charts"].as_u64().unwrap();
+        assert!(charts >= 3, "{width}: {v}");
+        assert_eq!(
+            v["charts_ok"].as_u64().unwrap(),
+            charts,
+            "{width}: every chart with at most 8 series and a table view: {v}"
+        );
+        assert_eq!(
+            v["loose_svgs"].as_u64().unwrap(),
+            0,
+            "{width}: an SVG outside a chart figure: {v}"
+        );
+        let height = v["height"].as_u64().unwrap();
+        assert!((900..200_000).contains(&height), "{v}");
     }
-    var r = e.getBoundingClientRect();
-    if (r.right > w + 1) bad.push(e.tagName + ' ' + Math.round(r.right));
-  });
-  var s = d.getElementById('summary');
-  document.getElementById('out').textContent = JSON.stringify({
-    width: w, scroll_width: d.documentElement.scrollWidth,
-    height: d.documentElement.scrollHeight, summary_top: s ? s.getBoundingClientRect().top : -1,
-    tables: d.querySelectorAll('table').length, svgs: d.querySelectorAll('svg').length,
-    bad: bad.slice(0, 20)
-  });
-};
-</script></body></html>"#,
-    )
-    .unwrap();
-    let out = std::process::Command::new(&browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--allow-file-access-from-files",
-            "--virtual-time-budget=10000",
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", wrapper.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let json = dom
-        .split("<pre id=\"out\">")
-        .nth(1)
-        .and_then(|s| s.split("</pre>").next())
-        .unwrap_or_else(|| panic!("no result in the dumped page: {dom:.2000}"));
-    let v: serde_json::Value = serde_json::from_str(&json.replace("&quot;", "\""))
-        .unwrap_or_else(|e| panic!("{e}: {json}"));
-    // 1280 px less the frame's vertical scrollbar, if it draws one.
-    let width = v["width"].as_u64().unwrap();
-    assert!((1200..=1280).contains(&width), "{v}");
-    assert!(
-        v["scroll_width"].as_u64().unwrap() <= width,
-        "page scrolls sideways: {v}"
-    );
-    assert_eq!(
-        v["bad"].as_array().unwrap().len(),
-        0,
-        "elements wider than the page: {v}"
-    );
-    let summary_top = v["summary_top"].as_f64().unwrap();
-    assert!(
-        (0.0..300.0).contains(&summary_top),
-        "summary not on the first screen: {v}"
-    );
-    assert!(
-        v["tables"].as_u64().unwrap() >= 3 && v["svgs"].as_u64().unwrap() >= 2,
-        "{v}"
-    );
-    let height = v["height"].as_u64().unwrap();
-    assert!((900..200_000).contains(&height), "{v}");
 
     // A screenshot of the page itself has the window's size.
     let shot = dir.join("shot.png");
@@ -263,4 +233,77 @@ document.getElementById('f').onload = function () {
     let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
     let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
     assert_eq!((w, h), (1280, 900));
+}
+
+/// Loads the report of `dir` in a frame `width` px wide and `screen` px
+/// high in the headless browser, and returns what the page measured: its
+/// width and scroll width, the elements wider than the page (outside a box
+/// that scrolls), where the dashboard starts and ends, the seed sections,
+/// the charts and those with at most 8 series and a table view, and SVGs
+/// outside a chart.
+fn check_page(browser: &Path, dir: &Path, width: u64, screen: u64) -> serde_json::Value {
+    let wrapper = dir.join(format!("check-{width}.html"));
+    std::fs::write(
+        &wrapper,
+        format!(
+            r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="report.html" style="width:{width}px;height:{screen}px;border:0"></iframe>
+<pre id="out">pending</pre>
+<script>
+document.getElementById('f').onload = function () {{
+  var d = this.contentDocument, w = d.documentElement.clientWidth, bad = [];
+  d.querySelectorAll('body *').forEach(function (e) {{
+    var p = e.parentElement;
+    while (p && p !== d.body) {{
+      var o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll' || o === 'hidden') return;
+      p = p.parentElement;
+    }}
+    var r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 1) bad.push(e.tagName + ' ' + Math.round(r.right));
+  }});
+  var dash = d.querySelector('#dashboard table'), charts = d.querySelectorAll('figure.chart'), ok = 0;
+  charts.forEach(function (f) {{
+    var n = parseInt(f.getAttribute('data-series'), 10);
+    if (n >= 1 && n <= 8 && f.querySelector('details.table-view table') && f.querySelector('svg')) ok++;
+  }});
+  var loose = 0;
+  d.querySelectorAll('svg').forEach(function (s) {{ if (!s.closest('figure.chart')) loose++; }});
+  var seeds = 0;
+  ['000', '001', '002', '003', '004'].forEach(function (s) {{
+    var e = d.getElementById('seed-' + s);
+    if (e && e.querySelector('h2') && e.querySelector('h2').textContent.indexOf('Seed ' + s + ' —') === 0) seeds++;
+  }});
+  document.getElementById('out').textContent = JSON.stringify({{
+    width: w, scroll_width: d.documentElement.scrollWidth, height: d.documentElement.scrollHeight,
+    dashboard_top: dash ? dash.getBoundingClientRect().top : -1,
+    dashboard_bottom: dash ? dash.getBoundingClientRect().bottom : 1e9,
+    seed_sections: seeds, charts: charts.length, charts_ok: ok, loose_svgs: loose,
+    bad: bad.slice(0, 20)
+  }});
+}};
+</script></body></html>"#
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", wrapper.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let json = dom
+        .split("<pre id=\"out\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no result in the dumped page: {dom:.2000}"));
+    serde_json::from_str(&json.replace("&quot;", "\"").replace("&amp;", "&"))
+        .unwrap_or_else(|e| panic!("{e}: {json}"))
 }

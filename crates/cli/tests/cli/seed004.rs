@@ -72,7 +72,7 @@ fn tls_records_reads_the_wire_bytes() {
     }
     assert_documented("TLS record-overhead record fields", &v[0]);
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(html.contains("TLS record overhead (seed 004)"));
+    assert!(html.contains("TLS record overhead (seed 004 §4.3)"));
     assert!(html.contains("<svg"));
     let findings = std::fs::read_to_string(dir.join("findings.jsonl")).unwrap();
     assert!(findings.contains("\"seed\":\"004\""), "{findings}");

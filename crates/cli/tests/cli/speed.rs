@@ -643,5 +643,5 @@ fn speed_prints_the_report_page_as_html() {
         .success();
     let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
     assert!(out.starts_with("<!DOCTYPE html>"), "{out}");
-    assert!(out.contains("<h2>Charts</h2>") && out.trim_end().ends_with("</html>"));
+    assert!(out.contains("Seed 000's figures") && out.trim_end().ends_with("</html>"));
 }

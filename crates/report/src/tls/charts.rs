@@ -45,24 +45,133 @@ fn swatch(s: &mut String, (x, y, w, h): (f64, f64, f64, f64), p: &Phase, id: usi
     }
 }
 
-/// One group's stacked bars: for each combination the client's view above
-/// the server's, segments in the legend's order, on a shared axis of
-/// `axis_ns`. `id` keeps the hatch pattern's id unique in the page.
+/// A segment the phase chart draws: its legend label, the phases of
+/// seed 003's legend it adds up, and the phase whose colour it takes.
+type Drawn = (&'static str, &'static [&'static str], &'static str);
+
+/// The client's view as drawn: the TCP handshake's five phases as one
+/// segment (the table view has each), so a chart has eight series.
+const CLIENT_DRAWN: [Drawn; 8] = [
+    (
+        "TCP handshake (SYN sending -> Client Hello send)",
+        &[
+            "syn_sending",
+            "syn_rcv_to_ack_syn_send",
+            "ack_syn_sending",
+            "ack_syn_send_to_ack_send",
+            "ack_send_to_client_hello_send",
+        ],
+        "ack_syn_send_to_ack_send",
+    ),
+    (
+        "Client Hello sending",
+        &["client_hello_sending"],
+        "client_hello_sending",
+    ),
+    (
+        "Client Hello rcv -> Server Hello send",
+        &["client_hello_rcv_to_server_hello_send"],
+        "client_hello_rcv_to_server_hello_send",
+    ),
+    (
+        "Server Hello sending",
+        &["server_hello_sending"],
+        "server_hello_sending",
+    ),
+    (
+        "Server Hello rcv -> Certificate rcv",
+        &["server_hello_rcv_to_certificate_rcv"],
+        "server_hello_rcv_to_certificate_rcv",
+    ),
+    (
+        "Certificate rcv -> Certificate Verify rcv",
+        &["certificate_rcv_to_certificate_verify_rcv"],
+        "certificate_rcv_to_certificate_verify_rcv",
+    ),
+    (
+        "Certificate Verify rcv -> Finished rcv",
+        &["certificate_verify_rcv_to_finished_rcv"],
+        "certificate_verify_rcv_to_finished_rcv",
+    ),
+    (
+        "Finished rcv -> Finished send",
+        &["finished_rcv_to_finished_send"],
+        "finished_rcv_to_finished_send",
+    ),
+];
+
+/// The server's view as drawn: the TCP handshake and the Client Hello's
+/// arrival as one segment.
+const SERVER_DRAWN: [Drawn; 7] = [
+    (
+        "TCP handshake (SYN sending -> Client Hello rcv)",
+        &[
+            "syn_sending",
+            "syn_rcv_to_ack_syn_send",
+            "ack_syn_sending",
+            "ack_syn_send_to_ack_send",
+            "ack_sending",
+            "ack_rcv_to_client_hello_rcv",
+        ],
+        "ack_syn_send_to_ack_send",
+    ),
+    (
+        "Client Hello rcv -> Server Hello send",
+        &["client_hello_rcv_to_server_hello_send"],
+        "client_hello_rcv_to_server_hello_send",
+    ),
+    (
+        "Server Hello send -> Certificate send",
+        &["server_hello_send_to_certificate_send"],
+        "server_hello_send_to_certificate_send",
+    ),
+    (
+        "Certificate send -> Certificate Verify send",
+        &["certificate_send_to_certificate_verify_send"],
+        "certificate_send_to_certificate_verify_send",
+    ),
+    (
+        "Certificate Verify send -> Finished send",
+        &["certificate_verify_send_to_finished_send"],
+        "certificate_verify_send_to_finished_send",
+    ),
+    (
+        "Finished sending",
+        &["finished_sending"],
+        "finished_sending",
+    ),
+    (
+        "Finished rcv -> Finished send",
+        &["finished_rcv_to_finished_send"],
+        "finished_rcv_to_finished_send",
+    ),
+];
+
+/// One view of one group's handshakes as stacked bars (seed 003 Figs 8
+/// and 13–16): a bar per combination, segments in the legend's order, on
+/// a shared axis of `axis_ns`; a figure with its table view (every phase
+/// of the legend, ms). `id` keeps the hatch pattern's id unique.
 pub(super) fn phase_chart(
     group: &str,
     rows: &[&TlsRecord],
     axis_ns: f64,
     id: usize,
     link: &str,
+    client: bool,
 ) -> String {
-    let (width, left, right, top, bar, row) = (940.0, 250.0, 60.0, 40.0, 11.0, 34.0);
+    let (drawn, view, name): (&[Drawn], &[&str], &str) = if client {
+        (&CLIENT_DRAWN, &TLS_CLIENT_VIEW, "client")
+    } else {
+        (&SERVER_DRAWN, &TLS_SERVER_VIEW, "server")
+    };
+    let (width, left, right, top, bar, row) = (940.0, 250.0, 60.0, 40.0, 13.0, 20.0);
     let pw = width - left - right;
     let (axis_ms, tick_list) = ticks(axis_ns / 1e6, 8.0);
     let px = |ns: f64| ns / 1e6 / axis_ms * pw;
     let plot_h = row * rows.len() as f64;
     let legend_top = top + plot_h + 52.0;
-    let height = legend_top + 7.0 * 15.0 + 10.0;
-    let title = format!("Group {group}: handshake phases, client and server view");
+    let height = legend_top + (drawn.len() as f64 / 2.0).ceil() * 15.0 + 10.0;
+    let title = format!("Group {group}: handshake phases, {name} view");
     let mut s = String::new();
     let _ = write!(
         s,
@@ -80,19 +189,19 @@ pub(super) fn phase_chart(
     }
     let _ = write!(
         s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">ms since the client's SYN (sum of the phase medians)</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">ms since the SYN (sum of the phase medians)</text>"#,
         left + pw / 2.0,
         top + plot_h + 32.0
     );
     let mut untimed = Vec::new();
     let mut skipped = Vec::new();
     for (i, r) in rows.iter().enumerate() {
-        let y0 = top + row * i as f64 + 4.0;
+        let y = top + row * i as f64 + 3.0;
         let _ = write!(
             s,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            left - 46.0,
-            y0 + bar + 4.0,
+            left - 6.0,
+            y + bar - 2.0,
             escape(&pair(r))
         );
         if r.phases_ns.is_empty() {
@@ -101,72 +210,65 @@ pub(super) fn phase_chart(
                 s,
                 r##"<text x="{:.1}" y="{:.1}" fill="#777">no wire timeline</text>"##,
                 left + 4.0,
-                y0 + bar + 4.0
+                y + bar - 2.0
             );
             continue;
         }
-        for (v, (name, view)) in [("client", TLS_CLIENT_VIEW), ("server", TLS_SERVER_VIEW)]
-            .iter()
-            .enumerate()
-        {
-            let y = y0 + v as f64 * (bar + 2.0);
-            let _ = write!(
-                s,
-                r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="9" fill="#555">{name}</text>"##,
-                left - 4.0,
-                y + bar - 2.0
-            );
-            let mut x = left;
-            for key in view {
-                let Some(p) = phase(key) else { continue };
+        let mut x = left;
+        for (label, keys, colour) in drawn {
+            let Some(p) = phase(colour) else { continue };
+            let mut sum = 0.0;
+            for key in *keys {
                 match r.phases_ns.get(*key).copied() {
-                    Some(ns) if ns.is_finite() && ns >= 0.0 => {
-                        let w = px(ns);
-                        let tip = format!("{}: {} ms", p.1, ms(ns));
-                        swatch(&mut s, (x, y, w, bar), p, id, &tip);
-                        x += w;
-                    }
+                    Some(ns) if ns.is_finite() && ns >= 0.0 => sum += ns,
                     other => skipped.push(format!(
                         "{} {name} view, {} ({})",
                         pair(r),
-                        p.1,
+                        legend_label(key),
                         other.map_or("missing".into(), |v| format!("{} ms", ms(v)))
                     )),
                 }
             }
-            let _ = write!(
-                s,
-                r##"<text x="{:.1}" y="{:.1}" font-size="9" fill="#333">{}</text>"##,
-                x + 3.0,
-                y + bar - 2.0,
-                ms(view_total(r, view))
-            );
+            let w = px(sum);
+            let tip = format!("{}: {label}: {} ms", pair(r), ms(sum));
+            swatch(&mut s, (x, y, w, bar), p, id, &tip);
+            x += w;
         }
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" font-size="9" fill="#333">{}</text>"##,
+            x + 3.0,
+            y + bar - 2.0,
+            ms(view_total(r, view))
+        );
     }
     let _ = write!(
         s,
         r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{:.1}" stroke="#444"/>"##,
         top + plot_h
     );
-    let mut in_column = [0usize; 3];
-    for p in &PHASES {
-        let c = p.2.column();
+    for (k, (label, _, colour)) in drawn.iter().enumerate() {
+        let Some(p) = phase(colour) else { continue };
         let (lx, ly) = (
-            20.0 + 310.0 * c as f64,
-            legend_top + 15.0 * in_column[c] as f64,
+            20.0 + 460.0 * (k % 2) as f64,
+            legend_top + 15.0 * (k / 2) as f64,
         );
-        in_column[c] += 1;
         swatch(&mut s, (lx, ly - 9.0, 14.0, 10.0), p, id, "");
         let _ = write!(
             s,
             r#"<text x="{}" y="{ly:.1}">{}</text>"#,
             lx + 19.0,
-            escape(p.1)
+            escape(label)
         );
     }
     s.push_str("</svg>");
     let mut caption = format!(
-        "Group {}: each combination (server signature / CA signature) as two bars, the client's view above (seed 003 Fig. 19, 1 → 9) and the server's below; each segment is the median of that phase over the handshakes timed on the wire (packet captures), so a bar is a sum of medians. Green: on the wire; grey: TCP layer; blue: client processing or waiting for client data; red (hatched): server processing; yellow (hatched): waiting for server data. {}.",
+        "Group {}: each combination (server signature / CA signature) in the {name}'s view \
+         (seed 003 Fig. 19); each segment is the median of that phase over the handshakes \
+         timed on the wire (packet captures), so a bar is a sum of medians; the TCP handshake's \
+         phases are drawn as one segment (the table view has every phase). Green: on the wire; \
+         grey: TCP layer; blue: client processing or waiting for client data; red (hatched): \
+         server processing; yellow (hatched): waiting for server data. {}.",
         escape(group),
         escape(link)
     );
@@ -190,7 +292,27 @@ pub(super) fn phase_chart(
             }
         );
     }
-    format!("<figure class=\"tls-phases\">{s}<figcaption>{caption}</figcaption></figure>")
+    let mut head = vec!["server / CA".to_string()];
+    head.extend(view.iter().map(|k| format!("{} (ms)", legend_label(k))));
+    head.push("total (ms)".into());
+    let table = Table {
+        title: String::new(),
+        head,
+        rows: rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![cell(pair(r), "")];
+                row.extend(
+                    view.iter()
+                        .map(|k| cell(r.phases_ns.get(*k).map_or("-".into(), |v| ms(*v)), "n")),
+                );
+                row.push(cell(ms(view_total(r, view)), "n"));
+                row
+            })
+            .collect(),
+        ..Table::default()
+    };
+    crate::figure::figure(None, &s, drawn.len(), &caption, &table)
 }
 
 /// A vertical reference line of a scatter chart.
@@ -396,10 +518,36 @@ pub(super) fn flight_charts(records: &[TlsRecord], link: &str) -> String {
                         escape(&o)
                     );
                 }
-                let _ = write!(
-                    out,
-                    "<figure>{svg}<figcaption>{caption}</figcaption></figure>"
-                );
+                let view = Table {
+                    title: String::new(),
+                    head: vec![
+                        "group".into(),
+                        "server / CA".into(),
+                        x_label.to_string(),
+                        y_label.into(),
+                    ],
+                    rows: dots
+                        .iter()
+                        .flat_map(|d| {
+                            d.dots.iter().map(|(x, y, n)| {
+                                vec![
+                                    cell(&d.label, ""),
+                                    cell(n, ""),
+                                    cell(crate::figure::num(*x), "n"),
+                                    cell(format!("{y:.3}"), "n"),
+                                ]
+                            })
+                        })
+                        .collect(),
+                    ..Table::default()
+                };
+                out.push_str(&crate::figure::figure(
+                    None,
+                    &svg,
+                    dots.len(),
+                    &caption,
+                    &view,
+                ));
             }
             None => {
                 let _ = write!(
