@@ -810,7 +810,8 @@ pub struct ReportArgs {
     pub format: String,
     /// Print how the claim with this id (a finding's `id`, as the report's
     /// verdict table and findings.jsonl give it) was derived: its value,
-    /// verdict and the records it was computed from. Nothing is written.
+    /// verdict and the records it was computed from. Nothing is written
+    /// [default: none: write the report].
     #[arg(long, value_name = "ID")]
     pub claim: Option<String>,
 }

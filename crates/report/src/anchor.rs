@@ -45,6 +45,9 @@ pub const PK_ALL: &str = "s003-pk-all";
 /// Seed 003's handshake tables (phases, flights, packets).
 pub const TLS_FLIGHTS: &str = "s003-tls-flights";
 pub const TLS_PHASES: &str = "s003-tls-phases";
+/// Seed 003's congestion-window pass (flights within and beyond the
+/// initial window over a long round trip).
+pub const TLS_CWND: &str = "s003-tls-cwnd";
 
 /// Seed 004's tables.
 pub const TLS_RECORDS: &str = "s004-records";

@@ -310,6 +310,15 @@ impl Exporter for Tls<'_> {
     fn html(&self, _style: &Style) -> String {
         crate::tls::html_section(self.0)
     }
+    /// Seed 003's section has the seed's pairing (and the congestion-window
+    /// pass); the other stack pairings and their comparison are ango's own.
+    fn html_for(&self, part: &str, _style: &Style) -> String {
+        match part {
+            "003" => crate::tls::seed_section(self.0),
+            crate::seeds::OWN => crate::tls::stacks_section(self.0),
+            _ => String::new(),
+        }
+    }
     fn findings(&self, _style: &Style) -> Vec<Finding> {
         crate::tls_findings::findings(self.0)
     }

@@ -676,38 +676,76 @@ pub fn csv(records: &[TlsRecord]) -> String {
 /// the flight charts, the tables of [`text_tables`] as HTML, and notes.
 /// Empty when there is no record.
 pub fn html_section(records: &[TlsRecord]) -> String {
+    format!("{}{}", seed_section(records), stacks_section(records))
+}
+
+/// Seed 003's part: the first pairing (OpenSSL on both sides when it ran)
+/// open, a pass over another round trip (the congestion window's) folded.
+pub fn seed_section(records: &[TlsRecord]) -> String {
     if records.is_empty() {
         return String::new();
     }
     let pairings = by_pairing(records);
-    if pairings.len() == 1 {
-        return pairing_section(records, "TLS 1.3 handshakes", true);
-    }
-    // The charts and tables of each pairing, then the comparison.
+    let base_rtt = pairings[0].1.first().map(|r| r.rtt_asked_ns);
     let mut out = String::new();
     for (i, (k, rs)) in pairings.iter().enumerate() {
-        let body = pairing_section(rs, &format!("TLS 1.3 handshakes, stacks {k}"), i == 0);
+        let other_rtt = rs.first().map(|r| r.rtt_asked_ns) != base_rtt;
         if i == 0 {
-            out.push_str(&body);
-        } else {
-            // The other pairings fold out: the first is seed 003's.
+            let title = if pairings.len() == 1 {
+                "TLS 1.3 handshakes".to_string()
+            } else {
+                format!("TLS 1.3 handshakes, stacks {k}")
+            };
+            out.push_str(&pairing_section(rs, &title, true));
+        } else if other_rtt {
             let _ = write!(
                 out,
-                "<details class=\"pairing\"><summary>TLS 1.3 handshakes, stacks {} ({} \
-                 combinations)</summary>{body}</details>",
+                "<details id=\"{}\" class=\"pairing\"><summary>The congestion window: stacks {} \
+                 ({} combinations, flights within and beyond the initial window)</summary>{}</details>",
+                anchor::TLS_CWND,
                 escape(k),
-                rs.len()
+                rs.len(),
+                pairing_section(rs, &format!("TLS 1.3 handshakes, stacks {k}"), false)
             );
         }
     }
-    if let Some(t) = stack_comparison(records) {
-        out.push_str(
-            "<h3 id=\"tls-stacks\">TLS stack comparison</h3><p>The same combinations with each \
-            pairing of client and server stack, one run. A rustls side's in-process times come \
-            from ango's I/O loop around rustls (flight resolution), OpenSSL's from its message \
-            callback.</p>",
-        );
+    out
+}
+
+/// ango's own part: the other stack pairings (folded) and the comparison
+/// of the stacks.
+pub fn stacks_section(records: &[TlsRecord]) -> String {
+    let pairings = by_pairing(records);
+    if pairings.len() < 2 {
+        return String::new();
+    }
+    let base_rtt = pairings[0].1.first().map(|r| r.rtt_asked_ns);
+    let mut out = String::from(
+        "<h3 id=\"tls-stacks\">TLS stacks: rustls beside OpenSSL</h3><p>The same \
+         combinations with each pairing of client and server stack, one run. A rustls side's \
+         in-process times come from ango's I/O loop around rustls (flight resolution), OpenSSL's \
+         from its message callback.</p>",
+    );
+    let same_rtt: Vec<TlsRecord> = records
+        .iter()
+        .filter(|r| Some(r.rtt_asked_ns) == base_rtt)
+        .cloned()
+        .collect();
+    if let Some(t) = stack_comparison(&same_rtt) {
         out.push_str(&t.html());
+    }
+    for (k, rs) in pairings.iter().skip(1) {
+        if rs.first().map(|r| r.rtt_asked_ns) != base_rtt {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<details class=\"pairing\"><summary>TLS 1.3 handshakes, stacks {} ({} \
+             combinations)</summary>{}</details>",
+            escape(k),
+            rs.len(),
+            pairing_section(rs, &format!("TLS 1.3 handshakes, stacks {k}"), false)
+        );
     }
     out
 }

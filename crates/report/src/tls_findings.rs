@@ -9,9 +9,22 @@ use crate::anchor;
 use ango_core::{Finding, RecordKey, TlsRecord, Verdict};
 
 const WRITE_BUFFER: f64 = 4096.0;
-/// ServerHello sent → Finished sent beyond which a flight within the
-/// window is not waiting on the link (the seed's 0.02 ms).
-const SPLIT_NS: f64 = 20_000.0;
+/// A round trip "well above the server's own time": this many times the
+/// server's time from reading the ClientHello to writing its Finished.
+const RTT_OVER_SERVER: f64 = 10.0;
+/// Without the server's own time, a round trip this long (ns).
+const LONG_RTT_NS: f64 = 10e6;
+
+/// The server's own time for its flight (ClientHello read to Finished
+/// written, in-process), ns.
+fn server_time(r: &TlsRecord) -> Option<f64> {
+    let k = "server_ch_read_to_finished_write";
+    r.openssl_ns
+        .get(k)
+        .or_else(|| r.rustls_io_ns.get(k))
+        .copied()
+}
+
 /// Linux's initial congestion window (RFC 6928), segments.
 const DEFAULT_CWND: f64 = 10.0;
 
@@ -118,7 +131,7 @@ pub fn findings(records: &[TlsRecord]) -> Vec<Finding> {
                  round trip, while a flight within the window does not";
     let f = Finding::new("tls", "003", "§4-3", claim)
         .id("cwnd", &[])
-        .anchor(anchor::TLS_FLIGHTS);
+        .anchor(anchor::TLS_CWND);
     let with_rtt: Vec<(&TlsRecord, f64, f64, f64)> = records
         .iter()
         .filter(|r| r.two_host.is_none())
@@ -130,7 +143,9 @@ pub fn findings(records: &[TlsRecord]) -> Vec<Finding> {
                 r.rtt_ns?,
             ))
         })
-        .filter(|(_, _, _, rtt)| *rtt > 4.0 * SPLIT_NS)
+        .filter(|(r, _, _, rtt)| {
+            *rtt >= RTT_OVER_SERVER * server_time(r).unwrap_or(LONG_RTT_NS / RTT_OVER_SERVER)
+        })
         .collect();
     let cwnd = records
         .iter()
@@ -141,9 +156,9 @@ pub fn findings(records: &[TlsRecord]) -> Vec<Finding> {
     let f = f.from(with_rtt.iter().map(|x| x.0.key()));
     out.push(if within.is_empty() || beyond.is_empty() {
         f.explain(format!(
-            "needs combinations with wire times over an emulated link (RTT well above the \
-             server's own time) on both sides of {cwnd:.0} segments; this run has {} within and \
-             {} beyond",
+            "needs combinations with wire times over an emulated link whose RTT is at least 10 \
+             times the server's own time, on both sides of {cwnd:.0} segments; this run has {} \
+             within and {} beyond",
             within.len(),
             beyond.len()
         ))
@@ -195,7 +210,8 @@ mod tests {
             "schema": 2, "run_id": "t", "suite": "tls", "group": "x25519", "server_sig": sig,
             "ca_sig": "p-256", "handshakes": 10, "failures": 0, "failure_examples": [],
             "handshake_ns": null, "phases_ns": {}, "client_sh_rcv_to_finished_send_ns": null,
-            "server_sh_send_to_finished_send_ns": null, "openssl_ns": {},
+            "server_sh_send_to_finished_send_ns": null,
+            "openssl_ns": {"server_ch_read_to_finished_write": 50_000.0},
             "server_flight_bytes": null, "server_flight_segments": null,
             "client_flight_segments": null, "client_finished_segments": null,
             "tcp": {"server_mss": 1448.0, "client_mss": 1448.0, "server_initial_cwnd": 10.0,
@@ -256,6 +272,23 @@ mod tests {
             f[0].explanation
         );
         // No flight beyond 10 segments: not measurable, with the reason.
+        assert_eq!(f[1].verdict, Verdict::NotMeasurable);
+        assert!(
+            f[1].explanation.contains("0 beyond"),
+            "{}",
+            f[1].explanation
+        );
+    }
+
+    #[test]
+    fn a_round_trip_not_well_above_the_servers_own_time_is_left_out() {
+        let mut slow = rec("cross", 20_000.0, 15.0, 400_000.0, (5.0, 4096.0));
+        // The server took 0.2 ms of the 1 ms round trip: its own time, not
+        // the window, may explain the wait.
+        slow.openssl_ns
+            .insert("server_ch_read_to_finished_write".into(), 200_000.0);
+        let rs = vec![rec("p-256", 1800.0, 2.0, 3_000.0, (1.0, 1800.0)), slow];
+        let f = findings(&rs);
         assert_eq!(f[1].verdict, Verdict::NotMeasurable);
         assert!(
             f[1].explanation.contains("0 beyond"),
