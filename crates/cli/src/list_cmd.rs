@@ -50,7 +50,15 @@ pub(crate) fn list(a: &FormatArgs) -> Result<i32> {
                                 ),
                                 Ok(()) if p.has_variants => (
                                     "available",
-                                    format!("{} (--impl {})", e.implementation, e.variant),
+                                    match a.unofficial_check() {
+                                        Some(how) => format!(
+                                            "{} (--impl {}); {how}",
+                                            e.implementation, e.variant
+                                        ),
+                                        None => {
+                                            format!("{} (--impl {})", e.implementation, e.variant)
+                                        }
+                                    },
                                 ),
                                 Err(why)
                                     if p.has_variants

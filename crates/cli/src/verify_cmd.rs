@@ -382,7 +382,35 @@ pub(crate) fn verify_vectors(path: &Path, format: Format) -> Result<i32> {
         }
     }
     if ran == 0 {
-        out.line("\nno implementation of the file's algorithms runs here");
+        // A check that ran nothing must not pass.
+        let names: Vec<&str> =
+            cases
+                .iter()
+                .filter_map(|(_, c)| c.algorithm)
+                .fold(Vec::new(), |mut v, a| {
+                    if !v.contains(&a.name()) {
+                        v.push(a.name());
+                    }
+                    v
+                });
+        let runs: Vec<&str> = Algorithm::ALL
+            .iter()
+            .filter(|a| !catalog.runnable(AlgorithmId::Sym(**a)).is_empty())
+            .map(|a| a.name())
+            .collect();
+        return Err(Error::data(
+            path.display(),
+            format!(
+                "no implementation here runs any of its algorithms ({}): nothing was checked; \
+                 algorithms that run here: {}",
+                if names.is_empty() {
+                    "only primitives".to_string()
+                } else {
+                    names.join(", ")
+                },
+                runs.join(", ")
+            ),
+        ));
     }
     out.line(format!("\n{failed} failed"));
     out.finish(&format!("{} against every implementation", path.display()));
@@ -448,6 +476,9 @@ pub(crate) fn verify(format: Format) -> Result<i32> {
                 out.more(format!("    {f}"));
             }
             report_explained(&mut out, &r.explained, &label, a.name(), &mut known);
+        }
+        if let Some(how) = a.unofficial_check() {
+            out.more(format!("    {a}: {how}"));
         }
     }
     out.line(format!(

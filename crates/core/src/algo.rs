@@ -159,6 +159,19 @@ impl Algorithm {
         ))
     }
 
+    /// How the algorithm is checked when no official test data exist
+    /// (CIPHERUNICORN-A: NEC published none that can be reached), for
+    /// `ango list`, `ango verify` and the report.
+    pub fn unofficial_check(self) -> Option<&'static str> {
+        (self.cipher_name() == "cipherunicorn-a").then_some(
+            "no official test data exist (NEC's are not reachable; it was never a NESSIE \
+             submission): checked by its S-boxes against their algebraic definition, A3 \
+             against Robshaw's worked example, 42 cases computed by an independent \
+             implementation (Jither/cryptopunk, vectors/cipherunicorn-a-crosscheck.txt), \
+             decryption against encryption and its variants against each other",
+        )
+    }
+
     /// Whether the algorithm is ECB of a 128-bit block cipher (or MUGI):
     /// what `ango cycles` times per block.
     pub fn cycles_capable(self) -> bool {

@@ -8,34 +8,17 @@ use crate::block::{BlockVariant, StreamVariant};
 pub const BLOCK_CIPHERS: &[(&str, &[BlockVariant])] = &[
     ("camellia", crate::camellia::VARIANTS),
     ("sc2000", crate::sc2000::VARIANTS),
+    ("cipherunicorn-a", crate::cipherunicorn_a::VARIANTS),
+    ("hierocrypt3", crate::hierocrypt3::VARIANTS),
 ];
 
 /// MUGI's variants.
-pub const MUGI: &[StreamVariant] = &[];
+pub const MUGI: &[StreamVariant] = crate::mugi::VARIANTS;
 
 /// Seed 002's ciphers that ango has no verified implementation of, with
-/// why (shown by `ango list`).
-pub const BLOCKED: &[(&str, &str)] = &[
-    (
-        "hierocrypt3",
-        "blocked: Toshiba's specification (CRYPTREC 08_02espec.pdf, NESSIE edition) is \
-         reachable only as its title and contents pages here; NESSIE's test vectors alone \
-         cannot define the S-box or the key schedule, and a third-party implementation is \
-         not a specification",
-    ),
-    (
-        "cipherunicorn-a",
-        "blocked: NEC's specification (CRYPTREC 07_02espec.pdf) and its test data are not \
-         reachable here; reviews give the structure but not the S-boxes, and third-party \
-         ports disagree on A3",
-    ),
-    (
-        "mugi",
-        "blocked: Hitachi's specification (Ver. 1.3, CRYPTREC 10_02espec.pdf; Ver. 1.2 \
-         mugi_spe.pdf) is reachable only as its title and contents pages here, and its \
-         Appendix C test vectors with it",
-    ),
-];
+/// why (shown by `ango list`): none since the three specifications were
+/// reconstructed (`../shared/specs/`).
+pub const BLOCKED: &[(&str, &str)] = &[];
 
 /// The variant table of a block cipher, by name.
 pub fn block_variants(cipher: &str) -> Option<&'static [BlockVariant]> {

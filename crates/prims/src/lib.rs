@@ -87,12 +87,15 @@ pub mod block;
 pub mod camellia;
 pub mod ccm;
 pub mod chacha20;
+pub mod cipherunicorn_a;
 pub mod cpu;
 pub mod cryptrec;
 pub mod gcm;
 pub mod ghash;
+pub mod hierocrypt3;
 #[cfg(target_arch = "x86_64")]
 mod io;
+pub mod mugi;
 pub mod poly1305;
 pub mod sc2000;
 

@@ -46,7 +46,7 @@ fn badge(v: Verdict) -> String {
 /// A count cell that links to the claims it counts when there are any.
 fn count_cell(n: usize, class: &str, link: &str) -> String {
     if n == 0 {
-        format!("<td class=\"n\">0</td>")
+        "<td class=\"n\">0</td>".to_string()
     } else {
         format!("<td class=\"n {class}\"><a href=\"#{link}\">{n}</a></td>")
     }

@@ -68,6 +68,9 @@ enum Kind {
     Poly1305(Poly1305),
     /// A variant of one of seed 002's block ciphers (ECB, 128-bit key).
     Block(&'static ango_prims::block::BlockVariant),
+    /// A variant of MUGI (the key secret, a fixed IV; the keystream XORed
+    /// into the input).
+    Stream(&'static ango_prims::block::StreamVariant),
     /// A catalog entry of an AEAD, by its id.
     Aead(Algorithm, String),
 }
@@ -174,6 +177,18 @@ pub fn targets() -> Vec<Target> {
                 Kind::Block(var),
             ));
         }
+    }
+    for var in ango_prims::cryptrec::MUGI
+        .iter()
+        .filter(|var| (var.available)().is_ok())
+    {
+        v.push(target(
+            "mugi",
+            "ango",
+            &format!("mugi/{}", var.name),
+            var.needs.to_vec(),
+            Kind::Stream(var),
+        ));
     }
     // Every composition of ango's, and the first library of each AEAD.
     for a in [
@@ -315,7 +330,7 @@ impl Target {
     /// Key bytes it takes.
     fn key_len(&self) -> usize {
         match self.kind {
-            Kind::Aes(_) | Kind::Ghash(_) | Kind::Block(_) => 16,
+            Kind::Aes(_) | Kind::Ghash(_) | Kind::Block(_) | Kind::Stream(_) => 16,
             Kind::Aead(a, _) => a.key_len(),
             _ => 32,
         }
@@ -356,6 +371,11 @@ impl Target {
                 let k = (var.make)(key)
                     .ok_or_else(|| Error::Unsupported("block cipher key length".into()))?;
                 Box::new(move |buf: &mut [u8]| k.encrypt_blocks(buf))
+            }
+            Kind::Stream(var) => {
+                let k: [u8; 16] = key.try_into().map_err(|_| Error::usage("MUGI key"))?;
+                let make = var.make;
+                Box::new(move |buf: &mut [u8]| make(&k, &[5; 16]).apply(buf))
             }
             Kind::Aead(a, id) => {
                 let e = ango_backends::catalog().entry(id)?;

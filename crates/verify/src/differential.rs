@@ -33,6 +33,48 @@ fn take<'a>(data: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
     Some(a)
 }
 
+/// MUGI under the "cryptrec" target: key, IV, two split points, then the
+/// message. Every variant's keystream equals the reference's however the
+/// message is split into calls, XORing it twice gives the message back,
+/// and every catalog entry of `mugi` agrees.
+fn mugi_agrees(mut data: &[u8]) -> Result<(), String> {
+    use ango_prims::mugi::{Bytes, VARIANTS};
+    let (Some(key), Some(iv), Some(cuts)) =
+        (take(&mut data, 16), take(&mut data, 16), take(&mut data, 2))
+    else {
+        return Ok(());
+    };
+    let key: &[u8; 16] = key.try_into().expect("16");
+    let iv: &[u8; 16] = iv.try_into().expect("16");
+    let mut want = data.to_vec();
+    Bytes::new((VARIANTS[0].make)(key, iv)).apply(&mut want);
+    let a = cuts[0] as usize % (data.len() + 1);
+    let b = a + cuts[1] as usize % (data.len() - a + 1);
+    for v in VARIANTS.iter().filter(|v| (v.available)().is_ok()) {
+        let mut got = data.to_vec();
+        let mut g = Bytes::new((v.make)(key, iv));
+        g.apply(&mut got[..a]);
+        g.apply(&mut got[a..b]);
+        g.apply(&mut got[b..]);
+        if got != want {
+            return Err(format!(
+                "mugi/{} split at {a} and {b} differs from {} ({} bytes)",
+                v.name,
+                VARIANTS[0].name,
+                data.len()
+            ));
+        }
+        (v.make)(key, iv).apply(&mut got);
+        if got != data {
+            return Err(format!(
+                "mugi/{}: the keystream twice is not the identity",
+                v.name
+            ));
+        }
+    }
+    ciphers_agree(Algorithm::Mugi, key, iv, data, &want)
+}
+
 /// Run one target on one input. `Ok` for inputs too short to use.
 pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
     match target {
@@ -139,8 +181,13 @@ pub fn check(target: &str, mut data: &[u8]) -> Result<(), String> {
                 return Ok(());
             };
             let ciphers = ango_prims::cryptrec::BLOCK_CIPHERS;
-            let (cipher, rows) = ciphers[sel[0] as usize % ciphers.len()];
-            let klen = [16, 24, 32][(sel[0] as usize / ciphers.len()) % 3];
+            // One more choice than block ciphers: MUGI.
+            let n = ciphers.len() + 1;
+            if sel[0] as usize % n == ciphers.len() {
+                return mugi_agrees(data);
+            }
+            let (cipher, rows) = ciphers[sel[0] as usize % n];
+            let klen = [16, 24, 32][(sel[0] as usize / n) % 3];
             let (Some(key), Some(iv)) = (take(&mut data, klen), take(&mut data, 16)) else {
                 return Ok(());
             };

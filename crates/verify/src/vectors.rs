@@ -137,7 +137,31 @@ pub fn parse(path: &str, text: &str) -> Result<VectorFile> {
             .split_once('=')
             .ok_or_else(|| bad(ln, format!("expected KEY = hex, got '{line}'")))?;
         let k = k.trim().to_string();
-        let bytes = hex::decode(v.trim()).map_err(|e| bad(ln, format!("{k}: {e}")))?;
+        let bytes = hex::decode(v.trim()).map_err(|e| {
+            let what = match e {
+                hex::FromHexError::OddLength => "an odd number of hex digits".to_string(),
+                hex::FromHexError::InvalidHexCharacter { c, index } => {
+                    format!("'{c}' (character {}) is not a hex digit", index + 1)
+                }
+                e => e.to_string(),
+            };
+            bad(
+                ln,
+                format!("{k} has {what}; a value is whole bytes as pairs of hex digits 0-9a-f, or empty"),
+            )
+        })?;
+        if let (Some(a), "KEY") = (case.algorithm, k.as_str()) {
+            if bytes.len() != a.key_len() {
+                return Err(bad(
+                    ln,
+                    format!(
+                        "KEY is {} bytes; {a} takes {}-byte keys",
+                        bytes.len(),
+                        a.key_len()
+                    ),
+                ));
+            }
+        }
         if case.attrs.insert(k.clone(), bytes).is_some() {
             return Err(bad(ln, format!("duplicate attribute {k}")));
         }
@@ -209,6 +233,18 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "vectors/sc2000.txt",
         include_str!("../../../vectors/sc2000.txt"),
     ),
+    (
+        "vectors/mugi.txt",
+        include_str!("../../../vectors/mugi.txt"),
+    ),
+    (
+        "vectors/hierocrypt3.txt",
+        include_str!("../../../vectors/hierocrypt3.txt"),
+    ),
+    (
+        "vectors/cipherunicorn-a-crosscheck.txt",
+        include_str!("../../../vectors/cipherunicorn-a-crosscheck.txt"),
+    ),
 ];
 
 /// Every built-in case for `algo`.
@@ -271,21 +307,57 @@ mod tests {
     fn parser_reads_sections_names_and_fails() {
         let f = parse(
             "t",
-            "# Source: test\n\n[aes-128-gcm]\n# first\nKEY = 00ff\nAD = \nFAILS\n\n# second\nKEY = 01\n",
+            &format!(
+                "# Source: test\n\n[aes-128-gcm]\n# first\nKEY = {}ff\nAD = \nFAILS\n\n# second\n\
+                 KEY = {}01\n",
+                "00".repeat(15),
+                "00".repeat(15)
+            ),
         )
         .unwrap();
         assert_eq!(f.cases.len(), 2);
         assert_eq!(f.cases[0].name, "first");
         assert!(f.cases[0].fails);
-        assert_eq!(f.cases[0].get("KEY").unwrap(), &[0, 0xff]);
+        assert_eq!(f.cases[0].get("KEY").unwrap()[15], 0xff);
         assert_eq!(f.cases[0].get("AD").unwrap(), &[] as &[u8]);
         assert!(!f.cases[1].fails);
         assert_eq!(f.cases[1].algorithm, Some(Algorithm::Aes128Gcm));
     }
 
+    /// A key of another length than the algorithm's, an odd number of hex
+    /// digits or a non-hex character: an error naming the file, the line
+    /// and what is valid.
+    #[test]
+    fn bad_values_name_the_line_and_what_is_valid() {
+        let e = parse("f.txt", "# Source: t\n[camellia-128-ecb]\nKEY = 0011\n").unwrap_err();
+        assert!(
+            e.to_string().contains("f.txt:3") && e.to_string().contains("takes 16-byte keys"),
+            "{e}"
+        );
+        let e = parse("f.txt", "# Source: t\n[mugi]\nIV = 001\n").unwrap_err();
+        assert!(
+            e.to_string().contains("f.txt:3") && e.to_string().contains("odd number"),
+            "{e}"
+        );
+        let e = parse("f.txt", "# Source: t\n\n[mugi]\nIV = 0g\n").unwrap_err();
+        assert!(
+            e.to_string().contains("f.txt:4") && e.to_string().contains("'g'"),
+            "{e}"
+        );
+        let e = parse("f.txt", "# Source: t\n[rot13]\n").unwrap_err();
+        assert!(
+            e.to_string().contains("f.txt:2") && e.to_string().contains("mugi"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn unread_attribute_is_an_error() {
-        let f = parse("t", "# Source: t\n[chacha20]\nKEY = 00\nEXTRA = 01\n").unwrap();
+        let text = format!(
+            "# Source: t\n[chacha20]\nKEY = {}\nEXTRA = 01\n",
+            "00".repeat(32)
+        );
+        let f = parse("t", &text).unwrap();
         let c = &f.cases[0];
         c.get("KEY").unwrap();
         assert!(c.finish().is_err());

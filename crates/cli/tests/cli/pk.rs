@@ -97,7 +97,11 @@ fn pk_times_every_call_and_keeps_the_samples() {
     let results = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
     assert_eq!(results.lines().count(), 48);
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(html.contains("The primitives (seed 003") && html.contains("Table 7") && html.contains("<svg"));
+    assert!(
+        html.contains("The primitives (seed 003")
+            && html.contains("Table 7")
+            && html.contains("<svg")
+    );
     // The report rebuilds from the directory alone.
     std::fs::remove_file(dir.join("report.html")).unwrap();
     ango().arg("report").arg(&dir).assert().success();

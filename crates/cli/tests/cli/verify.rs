@@ -389,6 +389,80 @@ fn verify_vectors_file() {
         ],
         "missing.txt",
     );
+    // A wrong key length, an odd number of hex digits: one line naming
+    // the file, the line and what is valid.
+    let short = tmp.path().join("short.txt");
+    std::fs::write(
+        &short,
+        "# Source: x\n\n[hierocrypt3-256-ecb]\nKEY = 00\nIV = \nIN = 00\nOUT = 00\n",
+    )
+    .unwrap();
+    rejects(
+        &["verify", "--vectors", short.to_str().unwrap()],
+        "short.txt:4: KEY is 1 bytes; hierocrypt3-256-ecb takes 32-byte keys",
+    );
+    let odd = tmp.path().join("odd.txt");
+    std::fs::write(
+        &odd,
+        "# Source: x\n\n[mugi]\nKEY = 000102030405060708090a0b0c0d0e0f\nIV = 123\n",
+    )
+    .unwrap();
+    rejects(
+        &["verify", "--vectors", odd.to_str().unwrap()],
+        "odd.txt:5: IV has an odd number of hex digits; a value is whole bytes",
+    );
+    // A file that checks nothing here does not pass.
+    let prims = tmp.path().join("prims.txt");
+    std::fs::write(
+        &prims,
+        "# Source: x\n\n[poly1305]\nKEY = 00\nIN = \nTAG = 00\n",
+    )
+    .unwrap();
+    rejects(
+        &["verify", "--vectors", prims.to_str().unwrap()],
+        "nothing was checked; algorithms that run here: ",
+    );
+}
+
+/// Seed 002's new ciphers through `ango verify --vectors` with their files:
+/// every variant passes every case, and CIPHERUNICORN-A's file says it is
+/// not official test data.
+#[test]
+fn verify_vectors_of_the_cryptrec_ciphers() {
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors");
+    for (file, algo, variants, cases) in [
+        ("hierocrypt3.txt", "hierocrypt3-256-ecb", 3, 640),
+        ("mugi.txt", "mugi", 4, 5),
+        (
+            "cipherunicorn-a-crosscheck.txt",
+            "cipherunicorn-a-192-ecb",
+            2,
+            14,
+        ),
+    ] {
+        let out = ango()
+            .args(["verify", "--vectors", &format!("{repo}/{file}")])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        let ok = format!("{cases}/{cases}");
+        let rows = text
+            .lines()
+            .filter(|l| l.starts_with(algo) && l.contains("ango[") && l.contains(&ok))
+            .count();
+        // Each variant and the automatic choice.
+        assert_eq!(rows, variants + 1, "{file}: {text}");
+        assert!(text.contains("0 failed"), "{text}");
+    }
+    let out = ango().args(["list", "--format", "csv"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("cipherunicorn-a-128-ecb,ango")
+                && l.contains("no official test data exist")),
+        "{text}"
+    );
 }
 
 #[test]
