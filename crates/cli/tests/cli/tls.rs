@@ -295,7 +295,7 @@ fn tls_rustls_handshakes_are_timed_on_the_wire() {
         assert!(std::fs::metadata(dir.join(pcap)).unwrap().len() > 24);
     }
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(html.contains("TLS stack comparison"));
+    assert!(html.contains("TLS stacks: rustls beside OpenSSL"));
 }
 
 /// Two processes in two namespaces that share only their link: the

@@ -451,8 +451,10 @@ fn verify_vectors_of_the_cryptrec_ciphers() {
             .lines()
             .filter(|l| l.starts_with(algo) && l.contains("ango[") && l.contains(&ok))
             .count();
-        // Each variant and the automatic choice.
-        assert_eq!(rows, variants + 1, "{file}: {text}");
+        // Each portable variant and the automatic choice (and the GFNI
+        // Hierocrypt-3 where the CPU has it), none failing.
+        assert!(rows > variants, "{file}: {text}");
+        assert!(!text.contains("FAIL"), "{file}: {text}");
         assert!(text.contains("0 failed"), "{text}");
     }
     let out = ango().args(["list", "--format", "csv"]).output().unwrap();

@@ -25,9 +25,16 @@
 //!   sixteen 8→128-bit tables (two 64-bit lookups per byte instead of four
 //!   32-bit ones), tables well beyond L1 as the seed's 64-bit variant.
 //!
-//! The key schedule is shared (written once, from the description).
-//! NOT constant time: every variant indexes tables with secret bytes.
+//! - `gfni`: no table, constant time (`ango ct` checks it): the S-box as
+//!   an inversion in AES's field between two affine maps, mdsL and MDSH as
+//!   affine maps and byte shuffles (see `gfni.rs`).
+//!
+//! The key schedule is shared (written once, from the description; the
+//! GFNI variant runs it with its own S-box). The `-nct` variants are NOT
+//! constant time: they index tables with secret bytes.
 
+#[cfg(target_arch = "x86_64")]
+pub mod gfni;
 pub mod reference;
 mod spec;
 pub mod table32;
@@ -38,10 +45,16 @@ use spec::{
     cmul, mds_l_by, mdsh, G, G_ORDER, G_PRE, MH_INV, ML_INV_PRODUCTS, PAD128, PAD192, SBOX, T_TURN,
 };
 
-/// F_σ: the S-box on each byte, then P(16) on the 16-bit units
-/// (u0..u3 → u0⊕u2, u1⊕u3, u1⊕u2⊕u3, u0⊕u2⊕u3).
-fn f_sigma(x: u64) -> u64 {
-    let s = u64::from_be_bytes(x.to_be_bytes().map(|b| SBOX[b as usize]));
+/// The S-box on each byte of a word, by the table.
+fn sbox64(x: u64) -> u64 {
+    u64::from_be_bytes(x.to_be_bytes().map(|b| SBOX[b as usize]))
+}
+
+/// F_σ: the S-box on each byte (`sbox`: the table, or GFNI's constant-time
+/// form), then P(16) on the 16-bit units (u0..u3 → u0⊕u2, u1⊕u3,
+/// u1⊕u2⊕u3, u0⊕u2⊕u3).
+fn f_sigma(x: u64, sbox: &impl Fn(u64) -> u64) -> u64 {
+    let s = sbox(x);
     let u = |i: u32| (s >> (48 - 16 * i)) & 0xffff;
     let (u0, u1, u2, u3) = (u(0), u(1), u(2), u(3));
     (u0 ^ u2) << 48 | (u1 ^ u3) << 32 | (u1 ^ u2 ^ u3) << 16 | (u0 ^ u2 ^ u3)
@@ -65,16 +78,16 @@ fn p32_inv(z3: u64, z4: u64) -> (u64, u64) {
 }
 
 /// σ, the forward step (M5E on Z3 and Z4, a Feistel step on Z1, Z2).
-fn sigma(z: &mut [u64; 4], g: u64) {
+fn sigma(z: &mut [u64; 4], g: u64, sbox: &impl Fn(u64) -> u64) {
     let z3 = halves(5, 0xe, z[2]) ^ g;
     let z4 = halves(5, 0xe, z[3]);
-    *z = [z[1], z[0] ^ f_sigma(z[1] ^ z3), z3, z4];
+    *z = [z[1], z[0] ^ f_sigma(z[1] ^ z3, sbox), z3, z4];
 }
 
 /// σ⁻¹, the backward step (MB3 = M5E⁻¹).
-fn sigma_inv(z: &mut [u64; 4], g: u64) {
+fn sigma_inv(z: &mut [u64; 4], g: u64, sbox: &impl Fn(u64) -> u64) {
     *z = [
-        z[1] ^ f_sigma(z[0] ^ z[2]),
+        z[1] ^ f_sigma(z[0] ^ z[2], sbox),
         z[0],
         halves(0xb, 3, z[2] ^ g),
         halves(0xb, 3, z[3]),
@@ -105,6 +118,16 @@ pub struct Keys {
 /// pre-whitening step, T_TURN forward rounds and the rest backward; each
 /// round gives k1..k4, A_r = k1‖k2 and B_r = k3‖k4.
 pub fn expand(key: &[u8]) -> Option<Keys> {
+    expand_with(key, sbox64, true)
+}
+
+/// The key schedule with a given S-box on words, and with the decryption
+/// keys of the table variants or without (they index product tables).
+pub(crate) fn expand_with(
+    key: &[u8],
+    sbox: impl Fn(u64) -> u64,
+    inverse_keys: bool,
+) -> Option<Keys> {
     let size = match key.len() {
         16 => 0,
         24 => 1,
@@ -125,26 +148,29 @@ pub fn expand(key: &[u8]) -> Option<Keys> {
         da: [[0; 4]; 9],
         db: [[0; 4]; 9],
     };
-    sigma(&mut z, G_PRE);
+    sigma(&mut z, G_PRE, &sbox);
     for (r, &gi) in G_ORDER[size].iter().enumerate() {
         let g = G[gi];
         let [k1, k2, k3, k4];
         if r < T_TURN[size] {
             let (z1o, z2o) = (z[0], z[1]);
             (z[2], z[3]) = p32(z[2], z[3]);
-            sigma(&mut z, g);
-            let v = f_sigma(z2o ^ z[2]);
+            sigma(&mut z, g, &sbox);
+            let v = f_sigma(z2o ^ z[2], &sbox);
             [k1, k2, k3, k4] = [z1o ^ v, z[2] ^ v, z[3] ^ v, z2o ^ z[3]];
         } else {
             let (z1o, z3o) = (z[0], z[2]);
-            let v = f_sigma(z1o ^ z3o);
-            sigma_inv(&mut z, g);
+            let v = f_sigma(z1o ^ z3o, &sbox);
+            sigma_inv(&mut z, g, &sbox);
             let (w1, w2) = (z[2], z[3]);
             [k1, k2, k3, k4] = [z3o ^ z[0], w1 ^ v, w2 ^ v, z1o ^ w2];
             (z[2], z[3]) = p32_inv(w1, w2);
         }
         k.a[r] = cols(k1, k2);
         k.b[r] = cols(k3, k4);
+    }
+    if !inverse_keys {
+        return Some(k);
     }
     k.da[0] = k.a[t];
     for r in 2..=t {
@@ -209,13 +235,16 @@ impl<D: DataPath> Key<D> {
 }
 
 block_cipher_of!(reference::Key, table32::Key, table64::Key);
+#[cfg(target_arch = "x86_64")]
+block_cipher_of!(gfni::Key);
 
 fn boxed<K: BlockCipher128 + 'static>(k: Option<K>) -> Option<Box<dyn BlockCipher128>> {
     k.map(|k| Box::new(k) as Box<dyn BlockCipher128>)
 }
 
 /// Hierocrypt-3's variants, slowest first: the last one a CPU runs is the
-/// automatic choice.
+/// automatic choice (GFNI's where the CPU has it: no table, and the
+/// fastest chained on Zen 4).
 pub const VARIANTS: &[BlockVariant] = &[
     BlockVariant {
         name: "reference-nct",
@@ -245,6 +274,17 @@ pub const VARIANTS: &[BlockVariant] = &[
                 patterns, rounds inlined",
         make: |k| boxed(table32::Key::new(k)),
     },
+    #[cfg(target_arch = "x86_64")]
+    BlockVariant {
+        name: "gfni",
+        needs: &["gfni", "ssse3"],
+        available: gfni::available,
+        table_bytes: gfni::TABLE_BYTES,
+        about: "constant time: the S-box through AES's inversion (GF2P8AFFINEQB, \
+                GF2P8AFFINEINVQB), mdsL's products as affine maps, MDSH by byte shuffles; no \
+                table",
+        make: |k| boxed(gfni::Key::new(k)),
+    },
 ];
 
 #[cfg(test)]
@@ -262,9 +302,15 @@ mod tests {
     /// keys of NESSIE Set 1 vector 0 with a 128-bit key (§6).
     #[test]
     fn key_schedule_components_and_trace() {
-        assert_eq!(f_sigma(0), 0x0000_0000_0707_0707);
-        assert_eq!(f_sigma(0x0001_0203_0405_0607), 0x9f72_d13e_49b0_1b3c);
-        assert_eq!(f_sigma(0x243f_6a88_85a3_08d3), 0xbabb_e2cb_9ba8_06cf);
+        assert_eq!(f_sigma(0, &sbox64), 0x0000_0000_0707_0707);
+        assert_eq!(
+            f_sigma(0x0001_0203_0405_0607, &sbox64),
+            0x9f72_d13e_49b0_1b3c
+        );
+        assert_eq!(
+            f_sigma(0x243f_6a88_85a3_08d3, &sbox64),
+            0xbabb_e2cb_9ba8_06cf
+        );
         assert_eq!(halves(5, 0xe, 0x0123_4567_89ab_cdef), 0x4445_6744_0089_22ef);
         assert_eq!(halves(0xb, 3, 0x0123_4567_89ab_cdef), 0x4444_4523_2266_ab66);
         let (x, y) = (0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344);
