@@ -414,6 +414,9 @@ pub(crate) fn verify_vectors(path: &Path, format: Format) -> Result<i32> {
                 out.more(format!("    {f}"));
             }
         }
+        if let Some(how) = a.unofficial_check() {
+            out.more(format!("    {a}: {how}"));
+        }
     }
     out.line(format!("\n{failed} failed"));
     out.finish(&format!("{} against every implementation", path.display()));

@@ -780,9 +780,12 @@ pub fn section(rs: &[CyclesRecord]) -> String {
     }
     let _ = write!(
         out,
-        "<h4>Seed 002's own Camellia figures</h4><p>Core i7 960, x64, clock cycles: another \
-         machine, shown for reference only.</p>{}",
-        seed_figures().html_table() + &seed_other_figures().html_table()
+        "<h4>Seed 002's own figures</h4><p>Core i7 960, x64, clock cycles: another machine, \
+         shown for reference only. Camellia, Tables 4 and 5:</p>{}<p>The other ciphers, Table 5 \
+         (per block; MUGI per 128 bits of keystream; one figure where the seed gives one for \
+         every key size; its Table 4 rows for them are not in its text):</p>{}",
+        seed_figures().html_table(),
+        seed_other_figures().html_table()
     );
     let _ = write!(out, "<p>{}</p>", escape(NO_32_BIT));
     out
