@@ -71,15 +71,7 @@ pub const SBOX: [u8; 256] = {
     t
 };
 
-pub const INV_SBOX: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[SBOX[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
+pub const INV_SBOX: [u8; 256] = crate::cryptrec::invert(&SBOX);
 
 /// Round keys as bytes, in the order FIPS 197 and the AES instructions use.
 #[derive(Clone)]

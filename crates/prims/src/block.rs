@@ -126,6 +126,12 @@ impl std::fmt::Debug for BlockVariant {
     }
 }
 
+/// A variant's keyed instance as the catalog's trait object (None for a
+/// key length the cipher lacks).
+pub(crate) fn boxed<K: BlockCipher128 + 'static>(k: Option<K>) -> Option<Box<dyn BlockCipher128>> {
+    k.map(|k| Box::new(k) as Box<dyn BlockCipher128>)
+}
+
 /// Portable code runs everywhere.
 pub fn everywhere() -> Result<(), &'static str> {
     Ok(())

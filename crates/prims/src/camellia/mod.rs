@@ -28,16 +28,12 @@ pub mod reference;
 pub mod table32;
 pub mod table64;
 
-use crate::block::{block_cipher_of, everywhere, BlockCipher128, BlockVariant};
+use crate::block::{block_cipher_of, boxed, everywhere, BlockVariant};
 
 block_cipher_of!(reference::Key, table32::Key, table64::Key);
 block_cipher_of!(batch: bitsliced::Key);
 #[cfg(target_arch = "x86_64")]
 block_cipher_of!(batch: aesni::Key, aesni::KeyAvx2, aesni::KeyVaes, gfni::KeyAvx2, gfni::KeyAvx512);
-
-fn boxed<K: BlockCipher128 + 'static>(k: Option<K>) -> Option<Box<dyn BlockCipher128>> {
-    k.map(|k| Box::new(k) as Box<dyn BlockCipher128>)
-}
 
 /// Camellia's variants, slowest first: the last one a CPU runs is the
 /// automatic choice.

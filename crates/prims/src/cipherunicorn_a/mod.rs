@@ -36,7 +36,7 @@ pub mod table32;
 pub use spec::a3;
 use spec::{C0, C1, MT_MUL};
 
-use crate::block::{block_cipher_of, everywhere, BlockCipher128, BlockVariant};
+use crate::block::{block_cipher_of, boxed, everywhere, BlockVariant};
 
 /// How a variant computes T_n(x): the four S-boxes of byte n of x (n = 0
 /// the most significant).
@@ -214,10 +214,6 @@ impl<T: TFunction> Key<T> {
 }
 
 block_cipher_of!(reference::Key, table32::Key);
-
-fn boxed<K: BlockCipher128 + 'static>(k: Option<K>) -> Option<Box<dyn BlockCipher128>> {
-    k.map(|k| Box::new(k) as Box<dyn BlockCipher128>)
-}
 
 /// CIPHERUNICORN-A's variants, slowest first: the last one a CPU runs is
 /// the automatic choice.

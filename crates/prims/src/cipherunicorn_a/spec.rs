@@ -109,28 +109,11 @@ pub fn a3(a: u32, b: u32) -> (u32, u32) {
 mod tests {
     use super::*;
 
-    /// Multiply in GF(2^8) modulo the polynomial `p` (with its x^8 bit).
-    fn gmul(mut a: u8, mut b: u8, p: u16) -> u8 {
-        let mut r = 0u8;
-        while b != 0 {
-            if b & 1 != 0 {
-                r ^= a;
-            }
-            let hi = a & 0x80 != 0;
-            a <<= 1;
-            if hi {
-                a ^= (p & 0xff) as u8;
-            }
-            b >>= 1;
-        }
-        r
-    }
-
     /// x^254: the inverse, 0 for 0.
     fn ginv(x: u8, p: u16) -> u8 {
         let mut r = 1u8;
         for _ in 0..254 {
-            r = gmul(r, x, p);
+            r = crate::cryptrec::gf_mul(r, x, p);
         }
         r
     }

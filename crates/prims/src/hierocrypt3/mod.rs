@@ -40,7 +40,7 @@ mod spec;
 pub mod table32;
 pub mod table64;
 
-use crate::block::{block_cipher_of, everywhere, BlockCipher128, BlockVariant};
+use crate::block::{block_cipher_of, boxed, everywhere, BlockVariant};
 use spec::{
     cmul, mds_l_by, mdsh, G, G_ORDER, G_PRE, MH_INV, ML_INV_PRODUCTS, PAD128, PAD192, SBOX, T_TURN,
 };
@@ -237,10 +237,6 @@ impl<D: DataPath> Key<D> {
 block_cipher_of!(reference::Key, table32::Key, table64::Key);
 #[cfg(target_arch = "x86_64")]
 block_cipher_of!(gfni::Key);
-
-fn boxed<K: BlockCipher128 + 'static>(k: Option<K>) -> Option<Box<dyn BlockCipher128>> {
-    k.map(|k| Box::new(k) as Box<dyn BlockCipher128>)
-}
 
 /// Hierocrypt-3's variants, slowest first: the last one a CPU runs is the
 /// automatic choice (GFNI's where the CPU has it: no table, and the

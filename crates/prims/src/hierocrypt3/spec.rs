@@ -24,31 +24,11 @@ pub const SBOX: [u8; 256] = [
     0xea, 0x15, 0xdd, 0xc2, 0xa5, 0x0c, 0x04, 0x1d, 0x8f, 0xcb, 0xb4, 0x4f, 0x16, 0xab, 0xaa, 0xa0,
 ];
 
-pub const INV_SBOX: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[SBOX[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
+pub const INV_SBOX: [u8; 256] = crate::cryptrec::invert(&SBOX);
 
 /// Multiply in GF(2^8) mod z^8+z^6+z^5+z+1 (0x163).
-pub const fn gmul(mut a: u8, mut b: u8) -> u8 {
-    let mut r = 0u8;
-    while b != 0 {
-        if b & 1 != 0 {
-            r ^= a;
-        }
-        let hi = a & 0x80 != 0;
-        a <<= 1;
-        if hi {
-            a ^= 0x63;
-        }
-        b >>= 1;
-    }
-    r
+pub const fn gmul(a: u8, b: u8) -> u8 {
+    crate::cryptrec::gf_mul(a, b, 0x163)
 }
 
 /// mdsL and its inverse: circulant, y_i = ⊕_j M[i][j]·x_j on a column

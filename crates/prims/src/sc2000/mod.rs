@@ -17,13 +17,9 @@ mod spec;
 pub mod table32;
 pub mod table64;
 
-use crate::block::{block_cipher_of, everywhere, BlockCipher128, BlockVariant};
+use crate::block::{block_cipher_of, boxed, everywhere, BlockVariant};
 
 block_cipher_of!(reference::Key, table32::Key, table64::Key);
-
-fn boxed<K: BlockCipher128 + 'static>(k: Option<K>) -> Option<Box<dyn BlockCipher128>> {
-    k.map(|k| Box::new(k) as Box<dyn BlockCipher128>)
-}
 
 /// SC2000's variants, slowest first: the last one a CPU runs is the
 /// automatic choice.
