@@ -246,7 +246,7 @@ fn check_page(browser: &Path, dir: &Path, width: u64, screen: u64) -> serde_json
     std::fs::write(
         &wrapper,
         format!(
-            r#"<!DOCTYPE html><html><body style="margin:0">
+            r#"<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">
 <iframe id="f" src="report.html" style="width:{width}px;height:{screen}px;border:0"></iframe>
 <pre id="out">pending</pre>
 <script>
@@ -272,7 +272,7 @@ document.getElementById('f').onload = function () {{
   var seeds = 0;
   ['000', '001', '002', '003', '004'].forEach(function (s) {{
     var e = d.getElementById('seed-' + s);
-    if (e && e.querySelector('h2') && e.querySelector('h2').textContent.indexOf('Seed ' + s + ' —') === 0) seeds++;
+    if (e && e.querySelector('h2') && e.querySelector('h2').textContent.indexOf('Seed ' + s + ' \u2014') === 0) seeds++;
   }});
   document.getElementById('out').textContent = JSON.stringify({{
     width: w, scroll_width: d.documentElement.scrollWidth, height: d.documentElement.scrollHeight,
