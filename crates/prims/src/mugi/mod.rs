@@ -22,8 +22,13 @@
 //! - `table64-moving-nct`: the same tables with the words moved, so the
 //!   index technique's own effect can be read off beside it.
 //!
-//! Every variant indexes tables with secret data: NOT constant time.
+//! - `aesni`: no tables, constant time: F as one AESENC (MUGI's S-box and
+//!   matrix are AES's), the buffer rotated by an index.
+//!
+//! The `-nct` variants index tables with secret data: NOT constant time.
 
+#[cfg(target_arch = "x86_64")]
+pub mod aesni;
 pub mod reference;
 pub mod table32;
 pub mod table64;
@@ -111,7 +116,8 @@ impl Bytes {
 }
 
 /// MUGI's variants, slowest first: the last one a CPU runs is the
-/// automatic choice.
+/// automatic choice (AES-NI's where the CPU has it: no table, and the
+/// fastest here).
 pub const VARIANTS: &[StreamVariant] = &[
     StreamVariant {
         name: "reference-nct",
@@ -150,6 +156,16 @@ pub const VARIANTS: &[StreamVariant] = &[
         about: "seed 002: eight 8→64-bit tables (S, M and F's shuffle merged), buffer rotated \
                 by an index (16 rounds unrolled), 64-bit units",
         make: |k, iv| Box::new(table64::Mugi::new(k, iv)),
+    },
+    #[cfg(target_arch = "x86_64")]
+    StreamVariant {
+        name: "aesni",
+        needs: &["aes", "ssse3"],
+        available: aesni::available,
+        table_bytes: 0,
+        about: "constant time: F as one AESENC (AES's S-box and MixColumns are MUGI's), buffer \
+                rotated by an index",
+        make: |k, iv| Box::new(aesni::Mugi::new(k, iv)),
     },
 ];
 

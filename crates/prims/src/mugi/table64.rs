@@ -55,42 +55,49 @@ impl FFunction for T64 {
 /// The 64-bit tables with the words moved.
 pub type MugiMoving = Moving<T64>;
 
-/// The 64-bit tables with the buffer rotated by an index; keystream made
-/// 16 units at a time.
-pub struct Mugi {
+/// The buffer rotated by an index, keystream made 16 units at a time, F
+/// as a variant computes it (the 64-bit tables here; AES-NI in `aesni`).
+pub struct Rotating<F> {
     a: [u64; 3],
     ring: [u64; 16],
     out: [u64; 16],
     /// The next unit of `out` to hand out (16: none left).
     pos: usize,
+    f: std::marker::PhantomData<F>,
 }
+
+/// The 64-bit tables with the buffer rotated by an index.
+pub type Mugi = Rotating<T64>;
 
 /// One round with the buffer at offset `OFF`: rho from the old b4 and
 /// b10, then lambda in place.
 #[inline(always)]
-fn round<const OFF: usize>(a: &mut [u64; 3], ring: &mut [u64; 16]) {
+fn round<F: FFunction, const OFF: usize>(a: &mut [u64; 3], ring: &mut [u64; 16]) {
     let at = |j: usize| (j + OFF) & 15;
     let old = *a;
-    *a = rho::<T64>(old, ring[at(4)], ring[at(10)]);
+    *a = rho::<F>(old, ring[at(4)], ring[at(10)]);
     ring[at(15)] ^= old[0];
     ring[at(3)] ^= ring[at(7)];
     ring[at(9)] ^= ring[at(13)].rotate_left(32);
 }
 
-impl Mugi {
-    pub fn new(key: &[u8; 16], iv: &[u8; 16]) -> Mugi {
-        let mut m = Mugi {
+impl<F: FFunction> Rotating<F> {
+    /// `pub(crate)`: a variant whose F needs CPU features is made only
+    /// through its row of `VARIANTS`, after its `available` check.
+    pub(crate) fn new(key: &[u8; 16], iv: &[u8; 16]) -> Self {
+        let mut m = Rotating {
             a: [0; 3],
             ring: [0; 16],
             out: [0; 16],
             pos: 16,
+            f: std::marker::PhantomData,
         };
         m.init(key, iv);
         m
     }
 
     fn init(&mut self, key: &[u8; 16], iv: &[u8; 16]) {
-        (self.a, self.ring) = key_and_iv::<T64>(key, iv);
+        (self.a, self.ring) = key_and_iv::<F>(key, iv);
         // Step 3: 16 updates, their outputs not used.
         self.batch();
         self.pos = 16;
@@ -101,7 +108,7 @@ impl Mugi {
         macro_rules! rounds {
             ($($t:literal $off:literal),+) => {$(
                 self.out[$t] = self.a[2];
-                round::<$off>(&mut self.a, &mut self.ring);
+                round::<F, $off>(&mut self.a, &mut self.ring);
             )+};
         }
         rounds!(0 0, 1 15, 2 14, 3 13, 4 12, 5 11, 6 10, 7 9,
@@ -110,7 +117,7 @@ impl Mugi {
     }
 }
 
-impl Keystream64 for Mugi {
+impl<F: FFunction> Keystream64 for Rotating<F> {
     #[inline]
     fn next_u64(&mut self) -> u64 {
         if self.pos == 16 {
