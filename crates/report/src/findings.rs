@@ -508,14 +508,22 @@ pub fn defect(backend: &str, algorithm: &str, m: &DefectMatch) -> Finding {
     ))
 }
 
+/// A known library defect met in a run, with where it was met.
+pub struct Met<'a> {
+    pub backend: &'a str,
+    pub algorithm: &'a str,
+    pub m: &'a DefectMatch,
+}
+
 /// The known library defects recorded in a run's events (`pk_check` and
-/// `kat` events with matches), as findings, in the order met.
-pub fn defects_in_events(events: &[ango_core::event::Event]) -> Vec<Finding> {
+/// `kat` events with matches), in the order met, once per (backend,
+/// algorithm, defect): a symmetric pair is checked again under each
+/// hardware setting.
+pub fn defects_met(events: &[ango_core::event::Event]) -> Vec<Met<'_>> {
     use ango_core::event::Event;
-    let mut out = Vec::new();
-    let mut seen: Vec<(String, String, String)> = Vec::new();
+    let mut out: Vec<Met> = Vec::new();
     for e in events {
-        let (b, a, known) = match e {
+        let (backend, algorithm, known) = match e {
             Event::Kat {
                 backend,
                 algorithm,
@@ -531,16 +539,28 @@ pub fn defects_in_events(events: &[ango_core::event::Event]) -> Vec<Finding> {
             _ => continue,
         };
         for m in known {
-            // Once per (backend, algorithm, defect): a symmetric pair is
-            // checked again under each hardware setting.
-            let key = (b.to_string(), a.to_string(), m.id.clone());
-            if !seen.contains(&key) {
-                out.push(defect(b, a, m));
-                seen.push(key);
+            if !out
+                .iter()
+                .any(|x| x.backend == backend && x.algorithm == algorithm && x.m.id == m.id)
+            {
+                out.push(Met {
+                    backend,
+                    algorithm,
+                    m,
+                });
             }
         }
     }
     out
+}
+
+/// The known library defects recorded in a run's events, as findings, in
+/// the order met.
+pub fn defects_in_events(events: &[ango_core::event::Event]) -> Vec<Finding> {
+    defects_met(events)
+        .iter()
+        .map(|x| defect(x.backend, x.algorithm, x.m))
+        .collect()
 }
 
 /// Findings as terminal lines: `[holds] claim: value — explanation`.

@@ -11,8 +11,7 @@ use crate::export::{Exporter, Style};
 use crate::seeds::{Seed, OWN, SEEDS};
 use crate::svg::escape;
 use crate::table::CSS;
-use ango_core::event::Event;
-use ango_core::{DefectMatch, Finding, Verdict};
+use ango_core::{Finding, Verdict};
 use std::fmt::Write;
 
 /// (holds, does not hold, not measurable) among `findings`.
@@ -240,47 +239,6 @@ fn claims_table(fs: &[&Finding]) -> String {
     out
 }
 
-/// A known defect met in the run, with where it was met.
-struct Met<'a> {
-    backend: &'a str,
-    algorithm: &'a str,
-    m: &'a DefectMatch,
-}
-
-fn defects_met(events: &[Event]) -> Vec<Met<'_>> {
-    let mut out: Vec<Met> = Vec::new();
-    for e in events {
-        let (backend, algorithm, known) = match e {
-            Event::Kat {
-                backend,
-                algorithm,
-                known,
-                ..
-            } => (backend.as_str(), algorithm.name(), known),
-            Event::PkCheck {
-                backend,
-                algorithm,
-                known,
-                ..
-            } => (backend.as_str(), algorithm.name(), known),
-            _ => continue,
-        };
-        for m in known {
-            if !out
-                .iter()
-                .any(|x| x.backend == backend && x.algorithm == algorithm && x.m.id == m.id)
-            {
-                out.push(Met {
-                    backend,
-                    algorithm,
-                    m,
-                });
-            }
-        }
-    }
-    out
-}
-
 /// ango's own checks: the library defects met (one line each, the cases
 /// and the long explanation folded), then its readings of the run.
 fn own_checks(d: &ReportData, findings: &[Finding]) -> String {
@@ -289,7 +247,7 @@ fn own_checks(d: &ReportData, findings: &[Finding]) -> String {
         anchor::OWN_CHECKS,
         escape(&verified_line(d))
     );
-    let met = defects_met(&d.events);
+    let met = crate::findings::defects_met(&d.events);
     if met.is_empty() {
         out.push_str("<p>No known library defect was met in this run.</p>");
     } else {

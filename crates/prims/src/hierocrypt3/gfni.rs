@@ -322,7 +322,6 @@ fn bytes(k: &[u32; 4]) -> [u8; 16] {
 /// The keyed cipher (made only where [`available`] holds).
 pub struct Key {
     k: RoundKeys,
-    first: [u8; 32],
 }
 
 impl Key {
@@ -331,16 +330,12 @@ impl Key {
         // SAFETY: GFNI and SSSE3 are present (checked above).
         let sbox = |x: u64| unsafe { hw::s64(x) };
         let k: Keys = expand_with(key, sbox, false)?;
-        let mut first = [0u8; 32];
-        first[..16].copy_from_slice(&bytes(&k.a[0]));
-        first[16..].copy_from_slice(&bytes(&k.b[0]));
         Some(Key {
             k: RoundKeys {
                 t: k.t,
                 a: k.a.map(|x| bytes(&x)),
                 b: k.b.map(|x| bytes(&x)),
             },
-            first,
         })
     }
 
@@ -356,7 +351,10 @@ impl Key {
 
     /// A_1 ‖ B_1.
     pub fn schedule_bytes(&self) -> [u8; 32] {
-        self.first
+        let mut out = [0u8; 32];
+        out[..16].copy_from_slice(&self.k.a[0]);
+        out[16..].copy_from_slice(&self.k.b[0]);
+        out
     }
 }
 

@@ -54,13 +54,7 @@ type Drawn = (&'static str, &'static [&'static str], &'static str);
 const CLIENT_DRAWN: [Drawn; 8] = [
     (
         "TCP handshake (SYN sending -> Client Hello send)",
-        &[
-            "syn_sending",
-            "syn_rcv_to_ack_syn_send",
-            "ack_syn_sending",
-            "ack_syn_send_to_ack_send",
-            "ack_send_to_client_hello_send",
-        ],
+        TLS_CLIENT_VIEW.split_at(5).0,
         "ack_syn_send_to_ack_send",
     ),
     (
@@ -105,14 +99,7 @@ const CLIENT_DRAWN: [Drawn; 8] = [
 const SERVER_DRAWN: [Drawn; 7] = [
     (
         "TCP handshake (SYN sending -> Client Hello rcv)",
-        &[
-            "syn_sending",
-            "syn_rcv_to_ack_syn_send",
-            "ack_syn_sending",
-            "ack_syn_send_to_ack_send",
-            "ack_sending",
-            "ack_rcv_to_client_hello_rcv",
-        ],
+        TLS_SERVER_VIEW.split_at(6).0,
         "ack_syn_send_to_ack_send",
     ),
     (
