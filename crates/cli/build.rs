@@ -8,5 +8,20 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=ANGO_RUSTC_VERSION={}", v.trim());
+    // The allocator functions of src/memhook.rs go into the dynamic symbol
+    // table, so that shared libraries (glibc's own calls among them) bind
+    // to them too.
+    for f in [
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "memalign",
+        "aligned_alloc",
+        "valloc",
+        "posix_memalign",
+    ] {
+        println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={f}");
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }

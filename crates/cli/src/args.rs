@@ -65,6 +65,22 @@ pub enum Cmd {
     /// Internal: one endpoint of `ango tls --bulk`, in its own process.
     #[command(name = "__tls-endpoint", hide = true)]
     TlsEndpoint,
+    /// Internal: one public-key operation between two massif snapshots (`ango pk --massif`).
+    #[command(name = "__memory-probe", hide = true)]
+    MemoryProbe {
+        #[arg(long, value_name = "A")]
+        algo: String,
+        #[arg(long, value_name = "B")]
+        backend: String,
+        #[arg(long, value_name = "OP")]
+        op: String,
+        #[arg(long, value_name = "N", default_value_t = 32)]
+        message_bytes: usize,
+        #[arg(long, value_name = "PATH")]
+        window: std::path::PathBuf,
+        #[arg(long, default_value_t = 1)]
+        calls: usize,
+    },
     /// Internal: run constant-time targets under valgrind, one after the other.
     #[command(name = "__ct-worker", hide = true)]
     CtWorker { ids: Vec<String> },
@@ -299,6 +315,9 @@ pub struct RunArgs {
     /// Leave the public-key study out of the run.
     #[arg(long)]
     pub no_pk: bool,
+    /// Leave the public-key study's memory pass (suite pk-memory) out of the run.
+    #[arg(long)]
+    pub no_memory: bool,
     /// Leave the TLS handshake lab out of the run.
     #[arg(long)]
     pub no_tls: bool,
@@ -645,9 +664,76 @@ pub struct PkArgs {
     /// No number: every CPU this process may run on [default: one worker].
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "all")]
     pub multi: Option<String>,
+    /// Also measure the memory of every operation (suite pk-memory): the peak stack and heap of
+    /// one call, maxima and medians over --memory-calls calls, as timing: operation makes them.
+    #[arg(long)]
+    pub memory: bool,
+    /// Calls per point of the memory pass, after 3 warm-up calls [default: 100; 10 with --quick].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub memory_calls: Option<String>,
+    /// With --memory: run every point again under valgrind massif (--stacks=yes), one process per
+    /// point, and state the agreement (slow: minutes).
+    #[arg(long)]
+    pub massif: bool,
 }
 
 impl PkArgs {
+    /// The memory pass that `--memory` asks for, after the pk study of
+    /// `pk`; None without it. `--memory` with `--multi` or `--timing
+    /// api-call`, and `--memory-calls` or `--massif` without `--memory`,
+    /// are refused.
+    pub fn memory_spec(
+        &self,
+        pk: &ango_study::pk::PkSpec,
+    ) -> Result<Option<ango_study::pk_memory::PkMemorySpec>> {
+        use ango_study::pk_memory as m;
+        if !self.memory {
+            if self.memory_calls.is_some() || self.massif {
+                return Err(Error::usage(format!(
+                    "{} needs --memory (the memory pass it sets up)",
+                    if self.massif {
+                        "--massif"
+                    } else {
+                        "--memory-calls"
+                    }
+                )));
+            }
+            return Ok(None);
+        }
+        if self.multi.is_some() {
+            return Err(Error::usage(
+                "--memory cannot be combined with --multi: the heap counters are the process's, \
+                 so one call is measured at a time; run the memory pass without --multi",
+            ));
+        }
+        if !pk.timings.contains(&ango_core::Timing::Operation) {
+            return Err(Error::usage(
+                "--memory cannot be combined with --timing api-call: the memory pass measures the \
+                 calls timing: operation makes; use --timing operation or both",
+            ));
+        }
+        let calls = match &self.memory_calls {
+            Some(s) => parse_num("--memory-calls", s, 1usize, 1_000_000)?,
+            None if self.quick => m::QUICK_CALLS,
+            None => m::DEFAULT_CALLS,
+        };
+        let massif = if self.massif {
+            Some(std::env::current_exe().map_err(|e| {
+                Error::io(
+                    "--massif: the path of this executable (the probe massif runs)",
+                    e,
+                )
+            })?)
+        } else {
+            None
+        };
+        Ok(Some(m::PkMemorySpec {
+            pk: pk.clone(),
+            calls,
+            massif,
+        }))
+    }
+
     /// Check every option and build the study's spec.
     pub fn spec(&self, run_id: &str) -> Result<ango_study::pk::PkSpec> {
         use ango_core::{PkAlgorithm, PkOp};

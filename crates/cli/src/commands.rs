@@ -43,6 +43,22 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::TlsPolicy(a) => crate::tls_policy::tls_policy_cmd(&a),
         Cmd::TlsServer(a) => crate::tls_remote::tls_server_cmd(&a),
         Cmd::TlsEndpoint => ango_tls::bulk::endpoint_main(),
+        Cmd::MemoryProbe {
+            algo,
+            backend,
+            op,
+            message_bytes,
+            window,
+            calls,
+        } => ango_study::pk_memory::probe(
+            &backend,
+            ango_core::PkAlgorithm::parse(&algo)?,
+            ango_core::PkOp::parse_list(&op)?[0],
+            message_bytes,
+            &window,
+            calls,
+        )
+        .map(|()| 0),
         Cmd::CtWorker { ids } => ango_study::ct::memcheck_worker(&ids).map(|()| 0),
     }
 }
@@ -74,14 +90,23 @@ fn tls_cmd(a: &TlsArgs) -> Result<i32> {
 fn pk_cmd(a: &PkArgs) -> Result<i32> {
     let run_id = new_run_id();
     let spec = a.spec(&run_id)?;
+    let memory = a.memory_spec(&spec)?;
+    if memory.is_some() {
+        crate::memhook::bind_now();
+    }
     let format = Format::parse(&a.format)?;
+    let pin = match spec.multi.as_slice() {
+        &[cpu] => Some(cpu),
+        _ => None,
+    };
+    let mut suites: Vec<Box<dyn Suite>> = vec![Box::new(spec)];
+    if let Some(m) = memory {
+        suites.push(Box::new(m));
+    }
     let job = Job {
         // `--multi 1`: one worker, pinned.
-        pin: match spec.multi.as_slice() {
-            &[cpu] => Some(cpu),
-            _ => None,
-        },
-        ..Job::new(run_id, Out::given(&a.out), vec![Box::new(spec)], format)
+        pin,
+        ..Job::new(run_id, Out::given(&a.out), suites, format)
     };
     let done = execute(job)?;
     if let Some(d) = &done.dir {

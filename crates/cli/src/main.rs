@@ -23,6 +23,7 @@ mod ct_cmd;
 mod cycles;
 mod driver;
 mod list_cmd;
+mod memhook;
 mod run_cmd;
 mod sink;
 mod tls_bulk;
@@ -34,6 +35,7 @@ mod verify_cmd;
 use clap::Parser;
 
 fn main() {
+    memhook::install();
     // Behave like a Unix tool when output is piped into `head`: end quietly.
     #[cfg(unix)]
     // SAFETY: FFI; restoring the default disposition of SIGPIPE before any

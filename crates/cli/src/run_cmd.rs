@@ -101,10 +101,15 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
                     RUN_PK_SECONDS.into()
                 }),
                 timing: "both".into(),
+                memory: !r.no_memory,
                 ..PkArgs::default()
             };
             let ps = pa.spec(&run_id)?;
-            Some(ps)
+            let ms = pa.memory_spec(&ps)?;
+            if ms.is_some() {
+                crate::memhook::bind_now();
+            }
+            Some((ps, ms))
         }
         _ => None,
     };
@@ -291,8 +296,11 @@ pub(crate) fn run(a: &SpeedArgs, mode: Mode, run_args: Option<&RunArgs>) -> Resu
     if let Some(n) = multi_note {
         esay!("ango: {n}");
     }
-    if let Some(ps) = pk_spec {
+    if let Some((ps, ms)) = pk_spec {
         suites.push(Box::new(ps));
+        if let Some(ms) = ms {
+            suites.push(Box::new(ms));
+        }
     }
     if let Some((ts, pairings)) = tls_spec {
         if tls_loopback {

@@ -13,6 +13,7 @@ pub mod error;
 pub mod event;
 pub mod finding;
 pub mod pk;
+pub mod pk_memory;
 pub mod record;
 pub mod records;
 pub mod results;
@@ -29,6 +30,7 @@ pub use pk::{
     Kem, PkAlgorithm, PkBackend, PkInstance, PkKind, PkOp, Prepared, PreparedOp, Signer, SizeEntry,
     Timing,
 };
+pub use pk_memory::{MassifCheck, PkMemoryRecord};
 pub use record::{
     AutoPick, EnvInfo, Header, MultiCore, Paired, PairedVs, PkRecord, PkSamples, SpeedRecord,
     TlsCapture, TlsRecord, TlsTcp, TlsTwoHost, WorkerFigure, SCHEMA_VERSION, TLS_CLIENT_VIEW,

@@ -5,6 +5,7 @@
 
 use crate::ct::CtRecord;
 use crate::cycles::CyclesRecord;
+use crate::pk_memory::PkMemoryRecord;
 use crate::{
     PkRecord, SpeedRecord, SuiteId, TlsBulkRecord, TlsPolicyRecord, TlsRecord, TlsRecordsRecord,
 };
@@ -20,6 +21,7 @@ pub enum Record {
     /// `suite` `speed` or `latency`.
     Speed(SpeedRecord),
     Pk(PkRecord),
+    PkMemory(PkMemoryRecord),
     Tls(TlsRecord),
     Ct(CtRecord),
     Cycles(CyclesRecord),
@@ -34,6 +36,7 @@ impl Record {
         match self {
             Record::Speed(r) => r.head.suite,
             Record::Pk(r) => r.head.suite,
+            Record::PkMemory(r) => r.head.suite,
             Record::Tls(r) => r.head.suite,
             Record::Ct(r) => r.head.suite,
             Record::Cycles(r) => r.head.suite,
@@ -57,6 +60,7 @@ impl Record {
                 Record::Speed(serde_json::from_value(v).map_err(e)?)
             }
             SuiteId::Pk => Record::Pk(serde_json::from_value(v).map_err(e)?),
+            SuiteId::PkMemory => Record::PkMemory(serde_json::from_value(v).map_err(e)?),
             SuiteId::Tls => Record::Tls(serde_json::from_value(v).map_err(e)?),
             SuiteId::Ct => Record::Ct(serde_json::from_value(v).map_err(e)?),
             SuiteId::Cycles => Record::Cycles(serde_json::from_value(v).map_err(e)?),
@@ -106,6 +110,17 @@ impl RecordKey for PkRecord {
             k.push_str(&format!("/workers={}", self.workers));
         }
         k
+    }
+}
+
+impl RecordKey for PkMemoryRecord {
+    fn key(&self) -> String {
+        format!(
+            "pk-memory/{}/{}/{}",
+            self.algorithm,
+            self.who(),
+            self.operation
+        )
     }
 }
 
@@ -183,6 +198,7 @@ impl RecordKey for Record {
         match self {
             Record::Speed(r) => r.key(),
             Record::Pk(r) => r.key(),
+            Record::PkMemory(r) => r.key(),
             Record::Tls(r) => r.key(),
             Record::Ct(r) => r.key(),
             Record::Cycles(r) => r.key(),
@@ -218,6 +234,7 @@ impl Serialize for Record {
         match self {
             Record::Speed(r) => r.serialize(s),
             Record::Pk(r) => r.serialize(s),
+            Record::PkMemory(r) => r.serialize(s),
             Record::Tls(r) => r.serialize(s),
             Record::Ct(r) => r.serialize(s),
             Record::Cycles(r) => r.serialize(s),
@@ -250,6 +267,7 @@ macro_rules! record_from {
 record_from!(
     SpeedRecord => Speed,
     PkRecord => Pk,
+    PkMemoryRecord => PkMemory,
     TlsRecord => Tls,
     CtRecord => Ct,
     CyclesRecord => Cycles,
@@ -264,6 +282,7 @@ pub struct Records {
     /// `speed` and `latency` points.
     pub speed: Vec<SpeedRecord>,
     pub pk: Vec<PkRecord>,
+    pub pk_memory: Vec<PkMemoryRecord>,
     pub tls: Vec<TlsRecord>,
     pub ct: Vec<CtRecord>,
     pub cycles: Vec<CyclesRecord>,
@@ -278,6 +297,7 @@ impl Records {
         match r {
             Record::Speed(r) => self.speed.push(r),
             Record::Pk(r) => self.pk.push(r),
+            Record::PkMemory(r) => self.pk_memory.push(r),
             Record::Tls(r) => self.tls.push(r),
             Record::Ct(r) => self.ct.push(r),
             Record::Cycles(r) => self.cycles.push(r),
@@ -294,6 +314,7 @@ impl Records {
                 self.speed.iter().filter(|r| r.head.suite == suite).count()
             }
             SuiteId::Pk => self.pk.len(),
+            SuiteId::PkMemory => self.pk_memory.len(),
             SuiteId::Tls => self.tls.len(),
             SuiteId::Ct => self.ct.len(),
             SuiteId::Cycles => self.cycles.len(),
@@ -325,6 +346,7 @@ impl Records {
                 .map(Record::Speed)
                 .collect(),
             SuiteId::Pk => all(&self.pk),
+            SuiteId::PkMemory => all(&self.pk_memory),
             SuiteId::Tls => all(&self.tls),
             SuiteId::Ct => all(&self.ct),
             SuiteId::Cycles => all(&self.cycles),
@@ -338,6 +360,7 @@ impl Records {
     pub fn len(&self) -> usize {
         self.speed.len()
             + self.pk.len()
+            + self.pk_memory.len()
             + self.tls.len()
             + self.ct.len()
             + self.cycles.len()

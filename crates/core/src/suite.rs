@@ -18,6 +18,8 @@ pub enum SuiteId {
     Cycles,
     /// KEMs and signatures alone (seed 003).
     Pk,
+    /// Peak stack and heap of every public-key operation.
+    PkMemory,
     /// TLS 1.3 handshakes timed message by message (seed 003).
     Tls,
     /// TLS record overhead per cipher suite and size (seed 004).
@@ -32,10 +34,11 @@ pub enum SuiteId {
 
 impl SuiteId {
     /// Every suite, in the order `ango run` runs them.
-    pub const ALL: [SuiteId; 9] = [
+    pub const ALL: [SuiteId; 10] = [
         SuiteId::Speed,
         SuiteId::Latency,
         SuiteId::Pk,
+        SuiteId::PkMemory,
         SuiteId::Tls,
         SuiteId::TlsRecords,
         SuiteId::TlsBulk,
@@ -51,6 +54,7 @@ impl SuiteId {
             SuiteId::Latency => "latency",
             SuiteId::Cycles => "cycles",
             SuiteId::Pk => "pk",
+            SuiteId::PkMemory => "pk-memory",
             SuiteId::Tls => "tls",
             SuiteId::TlsRecords => "tls-records",
             SuiteId::TlsBulk => "tls-bulk",
@@ -98,6 +102,7 @@ mod tests {
                 "\"speed\"",
                 "\"latency\"",
                 "\"pk\"",
+                "\"pk-memory\"",
                 "\"tls\"",
                 "\"tls-records\"",
                 "\"tls-bulk\"",

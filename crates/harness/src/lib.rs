@@ -6,6 +6,7 @@ pub mod affinity;
 pub mod cycles;
 pub mod env;
 pub mod measure;
+pub mod memory;
 pub mod noise;
 pub mod stats;
 pub mod valgrind;

@@ -14,6 +14,8 @@
 const MC_BASE: u64 = ((b'M' as u64) << 24) | ((b'C' as u64) << 16);
 const MAKE_MEM_UNDEFINED: u64 = MC_BASE + 1;
 const MAKE_MEM_DEFINED: u64 = MC_BASE + 2;
+/// `VG_USERREQ__GDB_MONITOR_COMMAND`.
+const MONITOR_COMMAND: u64 = 0x1202;
 /// `VG_USERREQ__RUNNING_ON_VALGRIND`.
 const RUNNING_ON_VALGRIND: u64 = 0x1001;
 
@@ -81,6 +83,15 @@ pub fn unpoison(bytes: &[u8]) {
     );
 }
 
+/// Run a monitor command of the tool (massif's `snapshot FILE`), as
+/// `VALGRIND_MONITOR_COMMAND` does; true when the tool took it (false
+/// outside valgrind).
+pub fn monitor(command: &std::ffi::CStr) -> bool {
+    // Valgrind returns 0 for a command it recognised, 1 otherwise; the
+    // default (not under valgrind) is 2.
+    request(2, [MONITOR_COMMAND, command.as_ptr() as u64, 0, 0, 0, 0]) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +104,6 @@ mod tests {
         assert_eq!(v, [1, 2, 3]);
         // The tests do not run under valgrind (ango ct's own test does).
         assert!(!running_on_valgrind());
+        assert!(!monitor(c"snapshot /dev/null"));
     }
 }

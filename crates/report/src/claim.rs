@@ -55,6 +55,17 @@ pub fn summary(r: &Record) -> String {
             r.stats.robust_cv * 100.0,
             r.iterations
         ),
+        Record::PkMemory(r) => format!(
+            "peak stack {} B (median {}), peak heap {} B (median {}), {} allocations (median \
+             {}), {} calls",
+            r.peak_stack_bytes,
+            r.peak_stack_bytes_median,
+            r.peak_heap_bytes,
+            r.peak_heap_bytes_median,
+            r.allocations,
+            r.allocations_median,
+            r.calls
+        ),
         Record::Tls(r) => format!(
             "{} handshakes ({} failed); server flight {} B in {} segments{}; ServerHello sent to \
              Finished sent {}; RTT {}",

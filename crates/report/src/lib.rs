@@ -16,6 +16,7 @@ pub mod html;
 pub mod multi;
 pub mod page;
 pub mod pk;
+pub mod pk_memory;
 pub mod seeds;
 pub mod speed;
 pub mod suites;

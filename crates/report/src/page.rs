@@ -90,6 +90,7 @@ fn record_run_id(r: &ango_core::Record) -> &str {
     match r {
         R::Speed(r) => &r.head.run_id,
         R::Pk(r) => &r.head.run_id,
+        R::PkMemory(r) => &r.head.run_id,
         R::Tls(r) => &r.head.run_id,
         R::Ct(r) => &r.head.run_id,
         R::Cycles(r) => &r.head.run_id,

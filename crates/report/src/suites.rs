@@ -7,11 +7,12 @@ use crate::formats::Format;
 use ango_core::{Finding, PkRecord, SpeedRecord, SuiteId};
 
 /// The order in which a run's suites are shown, the seeds' order.
-const SHOWN: [SuiteId; 9] = [
+const SHOWN: [SuiteId; 10] = [
     SuiteId::Speed,
     SuiteId::Latency,
     SuiteId::Cycles,
     SuiteId::Pk,
+    SuiteId::PkMemory,
     SuiteId::Tls,
     SuiteId::TlsRecords,
     SuiteId::TlsBulk,
@@ -65,6 +66,10 @@ fn exporters(d: &ReportData, id: SuiteId) -> Vec<Box<dyn Exporter + '_>> {
             }),
             Box::new(PkMulti(pk_of(true))),
         ],
+        SuiteId::PkMemory => vec![Box::new(crate::pk_memory::PkMemory {
+            records: r.pk_memory.clone(),
+            pk: pk_of(false),
+        })],
         SuiteId::Tls => vec![Box::new(Tls(&r.tls))],
         SuiteId::TlsRecords => vec![Box::new(TlsRecords {
             records: &r.tls_records,

@@ -10,7 +10,7 @@ pub type Point = (f64, f64, Option<(f64, f64)>);
 pub struct Series {
     pub label: String,
     pub color: &'static str,
-    /// 0 solid, 1 dashed, 2 dotted.
+    /// 0 solid, 1 dashed, 2 dotted, 3 points only (a scatter).
     pub style: u8,
     pub points: Vec<Point>,
 }
@@ -64,7 +64,8 @@ fn legend(out: &mut String, lx: f64, ly: f64, s: &Series) {
     );
 }
 
-/// The SVG attribute for a line style (0 solid, 1 dashed, 2 dotted).
+/// The SVG attribute for a line style (0 solid, 1 dashed, 2 dotted; 3, a
+/// scatter's points, draws no line).
 fn dash_attr(style: u8) -> &'static str {
     match style {
         0 => "",
@@ -214,13 +215,16 @@ pub fn line_chart(c: &Chart) -> String {
             .iter()
             .map(|q| format!("{:.1},{:.1}", px(q.0), py(q.1)))
             .collect();
-        let _ = write!(
-            out,
-            r#"<polyline fill="none" stroke="{}" stroke-width="1.8"{dash} points="{}"><title>{}</title></polyline>"#,
-            s.color,
-            path.join(" "),
-            escape(&s.label)
-        );
+        // Style 3 is a scatter: points only.
+        if s.style != 3 {
+            let _ = write!(
+                out,
+                r#"<polyline fill="none" stroke="{}" stroke-width="1.8"{dash} points="{}"><title>{}</title></polyline>"#,
+                s.color,
+                path.join(" "),
+                escape(&s.label)
+            );
+        }
         for q in &p {
             if let Some((lo, hi)) = q.2 {
                 if lo > 0.0 && hi > 0.0 {

@@ -7,6 +7,7 @@ pub mod ct_pass;
 pub mod cycles;
 pub mod event;
 pub mod pk;
+pub mod pk_memory;
 pub mod seed004;
 pub mod speed;
 pub mod suite;

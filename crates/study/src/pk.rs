@@ -541,6 +541,90 @@ fn any<T>(_: T) -> bool {
 /// set-up was hoisted out of the timed call).
 type Measured = (Vec<f64>, Vec<u64>, bool, bool);
 
+/// The inputs of `op`, made before anything is measured: a key pair, the
+/// peer key, a ciphertext (with its secret) or a signature, whichever `op`
+/// needs: (ciphertext, shared secret, signature).
+fn inputs(
+    inst: &mut Inst,
+    maker: &mut Donor,
+    op: PkOp,
+    msg: &[u8],
+) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>)> {
+    Ok(match (&mut *inst, op) {
+        (Inst::Kem(k), PkOp::Encaps | PkOp::Decaps) => {
+            let pk = k.keygen()?;
+            k.set_peer(&pk)?;
+            let (ct, ss) = k.encaps()?;
+            (ct, ss, Vec::new())
+        }
+        (Inst::Sig(s), PkOp::Sign | PkOp::Verify) => {
+            let (pk, sig) = match maker {
+                Some((m, _)) => (m.keygen()?, m.sign(msg)?),
+                None => (s.keygen()?, s.sign(msg)?),
+            };
+            s.set_peer(&pk)?;
+            (Vec::new(), Vec::new(), sig)
+        }
+        _ => Default::default(),
+    })
+}
+
+/// Hand `f` one call of `op` at a time, made as `timing: operation` makes
+/// it (the library's prepared operation where it has one, else its API
+/// call), its inputs made first; each call checks its output as a timed
+/// call does (decaps: the encapsulated secret; verify: accepted).
+pub(crate) fn with_call<R>(
+    inst: &mut Inst,
+    maker: &mut Donor,
+    op: PkOp,
+    msg: &[u8],
+    f: impl FnOnce(&mut dyn FnMut() -> Result<()>) -> Result<R>,
+) -> Result<R> {
+    let (ct, ss, sig) = inputs(inst, maker, op, msg)?;
+    let wrong = |what: &str| Error::Kat(format!("{what} while its memory was measured"));
+    {
+        let prepared = match &mut *inst {
+            Inst::Kem(k) => k.prepare(op, &ct)?,
+            Inst::Sig(s) => s.prepare(op, msg, &sig)?,
+        };
+        if let Some(mut p) = prepared {
+            let want: Option<&[u8]> = match op {
+                PkOp::Decaps => Some(&ss),
+                PkOp::Verify => Some(&[1]),
+                _ => None,
+            };
+            return f(&mut || {
+                p.run()?;
+                match want {
+                    Some(w) if p.output() != w => {
+                        Err(wrong("a prepared operation gave a wrong output"))
+                    }
+                    _ => Ok(()),
+                }
+            });
+        }
+    }
+    match (&mut *inst, op) {
+        (Inst::Kem(k), PkOp::Keygen) => f(&mut || k.keygen().map(drop)),
+        (Inst::Kem(k), PkOp::Encaps) => f(&mut || k.encaps().map(drop)),
+        (Inst::Kem(k), PkOp::Decaps) => f(&mut || {
+            if k.decaps(&ct)? != ss {
+                return Err(wrong("decaps returned a wrong secret"));
+            }
+            Ok(())
+        }),
+        (Inst::Sig(s), PkOp::Keygen) => f(&mut || s.keygen().map(drop)),
+        (Inst::Sig(s), PkOp::Sign) => f(&mut || s.sign(msg).map(drop)),
+        (Inst::Sig(s), PkOp::Verify) => f(&mut || {
+            if !s.verify(msg, &sig)? {
+                return Err(wrong("verify rejected a valid signature"));
+            }
+            Ok(())
+        }),
+        (_, op) => Err(Error::usage(format!("operation {op} does not apply here"))),
+    }
+}
+
 /// Set up the inputs of `op` (untimed) and time it, with `timing`'s
 /// calls: the library's prepared operation, or the whole API call.
 #[allow(clippy::too_many_arguments)]
@@ -557,25 +641,7 @@ fn measure_op(
     let tag = |r: Result<(Vec<f64>, Vec<u64>, bool)>, hoisted: bool| {
         r.map(|(n, c, cut)| (n, c, cut, hoisted))
     };
-    // Inputs first, untimed: a key pair, the peer key, a ciphertext or a
-    // signature, whichever `op` needs.
-    let (ct, ss, sig) = match (&mut *inst, op) {
-        (Inst::Kem(k), PkOp::Encaps | PkOp::Decaps) => {
-            let pk = k.keygen()?;
-            k.set_peer(&pk)?;
-            let (ct, ss) = k.encaps()?;
-            (ct, ss, Vec::new())
-        }
-        (Inst::Sig(s), PkOp::Sign | PkOp::Verify) => {
-            let (pk, sig) = match maker {
-                Some((m, _)) => (m.keygen()?, m.sign(msg)?),
-                None => (s.keygen()?, s.sign(msg)?),
-            };
-            s.set_peer(&pk)?;
-            (Vec::new(), Vec::new(), sig)
-        }
-        _ => Default::default(),
-    };
+    let (ct, ss, sig) = inputs(inst, maker, op, msg)?;
     // What the output must be (decaps: the encapsulated secret; verify:
     // accepted); other outputs need no check.
     let (want, failure): (Option<Vec<u8>>, &str) = match op {
