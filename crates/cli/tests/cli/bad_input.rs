@@ -55,6 +55,12 @@ bad_input! {
     pk_max_time_soon: &["pk", "--max-time", "soon"] => "--max-time";
     pk_format_xml: &["pk", "--format", "xml"] => "table, json, csv, md";
     run_pk_iterations_none: &["run", "--pk-iterations", "none"] => "--iterations";
+    pk_memory_multi: &["pk", "--memory", "--multi"] => "--memory cannot be combined with --multi";
+    pk_memory_multi_2: &["pk", "--memory", "--multi", "2"] => "--multi";
+    pk_memory_timing_api_call: &["pk", "--memory", "--timing", "api-call"] => "--timing operation or both";
+    pk_massif_without_memory: &["pk", "--massif"] => "--massif needs --memory";
+    pk_memory_calls_without_memory: &["pk", "--memory-calls", "5"] => "--memory-calls needs --memory";
+    pk_memory_calls_0: &["pk", "--memory", "--memory-calls", "0"] => "--memory-calls";
     tls_groups_x448: &["tls", "--groups", "x448"] => "x25519, ml-kem-512";
     tls_server_sig_snova_25_8_3: &["tls", "--server-sig", "snova-25-8-3"] => "rsa-2048, rsa-3072, p-256";
     tls_server_sig_x25519: &["tls", "--server-sig", "x25519"] => "mayo-1, mayo-2";

@@ -191,3 +191,84 @@ fn schema_doc_matches_the_pk_record() {
     let v: Vec<serde_json::Value> = serde_json::from_slice(&a.get_output().stdout).unwrap();
     assert_documented("Public-key record fields", &v[0]);
 }
+
+/// `--memory` adds a `pk-memory` record per (algorithm, library,
+/// operation) with integer peaks and medians, beside the timed ones; the
+/// report has its section and chart.
+#[test]
+fn pk_memory_records_the_peak_stack_and_heap_of_each_operation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mem");
+    let a = ango()
+        .args([
+            "pk",
+            "--algo",
+            "ml-kem-768,ed25519",
+            "--backend",
+            "rustcrypto,openssl",
+            "--iterations",
+            "5",
+            "--memory",
+            "--memory-calls",
+            "4",
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    let mem: Vec<ango_core::PkMemoryRecord> = v
+        .iter()
+        .filter(|r| r["suite"] == "pk-memory")
+        .map(|r| serde_json::from_value(r.clone()).unwrap())
+        .collect();
+    // 2 algorithms × 2 libraries × 3 operations.
+    assert_eq!(mem.len(), 12, "{mem:?}");
+    for r in &mem {
+        let what = format!("{} {} {}", r.algorithm, r.backend, r.operation);
+        assert_eq!((r.calls, r.warmup), (4, 3), "{what}");
+        // Every call needs some stack beyond the measuring frames, and
+        // none of these needs a megabyte.
+        assert!(
+            r.peak_stack_bytes > r.stack_floor_bytes && r.peak_stack_bytes < 1 << 20,
+            "{what}: {r:?}"
+        );
+        assert!(r.peak_stack_bytes_median <= r.peak_stack_bytes, "{what}");
+        assert!(r.peak_heap_bytes_median <= r.peak_heap_bytes, "{what}");
+        assert!(r.allocations_median <= r.allocations, "{what}");
+        assert!(
+            !r.sizes.is_empty() && r.method.contains("painted"),
+            "{what}"
+        );
+        assert!(r.method.contains("LD_BIND_NOW=1"), "{what}: {}", r.method);
+    }
+    // OpenSSL allocates its contexts and outputs on the heap: it is seen.
+    assert!(mem
+        .iter()
+        .any(|r| r.backend == "openssl" && r.allocations > 0 && r.peak_heap_bytes > 0));
+    // The fields are integers in the file, as docs/schema.md says.
+    let lines = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(
+        lines
+            .lines()
+            .find(|l| l.contains("\"suite\":\"pk-memory\""))
+            .unwrap(),
+    )
+    .unwrap();
+    for f in [
+        "peak_stack_bytes",
+        "peak_heap_bytes",
+        "allocations",
+        "peak_stack_bytes_median",
+        "peak_heap_bytes_median",
+        "allocations_median",
+    ] {
+        assert!(first[f].is_u64(), "{f}: {}", first[f]);
+    }
+    assert_documented("Public-key memory record fields", &first);
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains("id=\"s003-pk-memory\""), "no memory section");
+    assert!(page.contains("Time against peak memory of one call"));
+}
