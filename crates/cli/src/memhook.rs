@@ -161,7 +161,7 @@ mod tests {
 
     fn calls(f: &mut (dyn FnMut() -> Result<(), ()> + Send)) -> Vec<CallMemory> {
         super::install();
-        on_own_stack(8 << 20, |p| measure_calls(p, 2, 5, f).unwrap()).unwrap()
+        on_own_stack(8 << 20, |p| measure_calls(p, 2, 5, None, f).unwrap()).unwrap()
     }
 
     #[test]

@@ -234,11 +234,13 @@ fn scan(from: usize, top: usize, word: u64) -> usize {
 /// `warmup` calls that are not kept (lazy binding and one-time set-up are
 /// not counted). The first calls paint the whole stack; later ones paint
 /// twice the deepest call so far and 64 KiB more, and a call that reaches
-/// the bottom of that is made again with the whole stack painted.
+/// the bottom of that is made again with the whole stack painted. Past
+/// `until`, no new call is started once one has been kept.
 pub fn measure_calls<E>(
     probe: &StackProbe,
     warmup: usize,
     calls: usize,
+    until: Option<std::time::Instant>,
     call: &mut dyn FnMut() -> Result<(), E>,
 ) -> Result<Vec<CallMemory>, E> {
     // One measured thread at a time: the heap counters are the process's.
@@ -251,6 +253,9 @@ pub fn measure_calls<E>(
     }
     let mut out = Vec::with_capacity(calls);
     for i in 0..calls {
+        if i > 0 && until.is_some_and(|t| std::time::Instant::now() > t) {
+            break;
+        }
         let depth = deepest.saturating_mul(2).saturating_add(64 << 10);
         let (r, mut m) = probe.measure(depth, i, call);
         r?;
@@ -318,12 +323,12 @@ mod tests {
     #[test]
     fn a_64_kib_array_reads_within_a_page_and_nothing_reads_little() {
         let (deep_calls, none_calls) = on_own_stack(8 << 20, |p| {
-            let d = measure_calls::<()>(p, 2, 6, &mut || {
+            let d = measure_calls::<()>(p, 2, 6, None, &mut || {
                 deep();
                 Ok(())
             })
             .unwrap();
-            let n = measure_calls::<()>(p, 2, 6, &mut || Ok(())).unwrap();
+            let n = measure_calls::<()>(p, 2, 6, None, &mut || Ok(())).unwrap();
             (d, n)
         })
         .unwrap();
@@ -342,7 +347,7 @@ mod tests {
     fn a_call_deeper_than_the_painted_region_is_measured_again_whole() {
         let got = on_own_stack(8 << 20, |p| {
             let mut first = true;
-            measure_calls::<()>(p, 1, 3, &mut || {
+            measure_calls::<()>(p, 1, 3, None, &mut || {
                 // Shallow while warming up, then deep: the second call goes
                 // past the region painted after the first.
                 if !std::mem::take(&mut first) {

@@ -526,7 +526,70 @@ pub fn findings(all: &[PkRecord]) -> Vec<Finding> {
             f.claim = format!("[{b}] {}", f.claim);
         }
     }
+    out.extend(kem_sizes(records));
     out
+}
+
+/// Seed 003 §4-1 after Table 1: ML-KEM's public key, secret key and
+/// ciphertext are 20 times X25519's or more. Raw encodings, from the first
+/// library (in table order) that has X25519 and every ML-KEM measured.
+fn kem_sizes(records: &[PkRecord]) -> Option<Finding> {
+    use ango_core::PkAlgorithm as A;
+    let raw = |r: &PkRecord, object: &str| {
+        r.sizes
+            .iter()
+            .find(|s| s.object == object && s.encoding == "raw")
+            .or_else(|| r.sizes.iter().find(|s| s.object == object))
+            .map(|s| s.bytes)
+    };
+    let x = records.iter().find(|r| r.algorithm == A::X25519.name())?;
+    let objects = ["public_key", "secret_key", "ciphertext"];
+    let mut ratios: Vec<(f64, String, &PkRecord)> = Vec::new();
+    for k in [A::MlKem512, A::MlKem768, A::MlKem1024] {
+        let Some(m) = records
+            .iter()
+            .find(|r| r.algorithm == k.name() && r.backend == x.backend)
+            .or_else(|| records.iter().find(|r| r.algorithm == k.name()))
+        else {
+            continue;
+        };
+        for o in objects {
+            if let (Some(a), Some(b)) = (raw(m, o), raw(x, o)) {
+                ratios.push((
+                    a as f64 / b as f64,
+                    format!("{} {o} {a} B against X25519's {b} B", k.label()),
+                    m,
+                ));
+            }
+        }
+    }
+    let (least, what, m) = ratios
+        .iter()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(r, w, m)| (*r, w.clone(), *m))?;
+    Some(
+        Finding::new(
+            "pk",
+            "003",
+            "§4-1",
+            "ML-KEM's public key, secret key and ciphertext are 20 times X25519's or more",
+        )
+        .id("kem-sizes", &[])
+        .anchor(&anchor::pk_op("kem", "keygen"))
+        .from([x.key(), m.key()])
+        .value(least, "×")
+        .verdict(if least >= 20.0 {
+            Verdict::Holds
+        } else {
+            Verdict::DoesNotHold
+        })
+        .explain(format!(
+            "The smallest of {} ratios (ML-KEM-512, -768 and -1024 over X25519, raw encodings, \
+             {}'s keys): {what}.",
+            ratios.len(),
+            x.backend
+        )),
+    )
 }
 
 /// Seed 003's Tables 1 and 5 (and 16): the sizes of keys, ciphertexts,
@@ -941,6 +1004,32 @@ mod tests {
             workers: 1,
             multi: None,
         }
+    }
+
+    #[test]
+    fn the_kem_size_claim_reads_the_smallest_ratio() {
+        use ango_core::SizeEntry;
+        let mut x = rec("x25519", "keygen", 30_000.0, 0.05, 40_000.0);
+        x.sizes = ["public_key", "secret_key", "ciphertext"]
+            .iter()
+            .map(|o| SizeEntry::new(o, "raw", 32))
+            .collect();
+        let mut m = rec("ml-kem-512", "keygen", 20_000.0, 0.03, 25_000.0);
+        m.sizes = vec![
+            SizeEntry::new("public_key", "raw", 800),
+            SizeEntry::new("public_key", "spki-der", 822),
+            SizeEntry::new("secret_key", "raw", 1632),
+            SizeEntry::new("ciphertext", "raw", 768),
+        ];
+        let f = kem_sizes(&[x.clone(), m.clone()]).unwrap();
+        assert_eq!((f.value, f.verdict), (Some(24.0), Verdict::Holds));
+        assert!(
+            f.explanation.contains("ciphertext 768 B"),
+            "{}",
+            f.explanation
+        );
+        m.sizes[3].bytes = 600;
+        assert_eq!(kem_sizes(&[x, m]).unwrap().verdict, Verdict::DoesNotHold);
     }
 
     #[test]

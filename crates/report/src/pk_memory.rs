@@ -81,8 +81,17 @@ impl PkMemory {
         self.records.iter().any(|r| r.massif.is_some())
     }
 
-    /// Seed 003's layout, one table per operation, with memory columns.
-    fn tables(&self) -> Vec<Table> {
+    /// Seed 003's layout, one table per operation, with memory columns:
+    /// maxima over the calls, with the median call's beside them where it
+    /// differs (`compact`, for the terminal: maxima only).
+    fn tables(&self, compact: bool) -> Vec<Table> {
+        let mm = |max: u64, med: u64, f: fn(u64) -> String| {
+            if compact {
+                f(max)
+            } else {
+                max_med(max, med, f)
+            }
+        };
         let mut out = Vec::new();
         for (kind, op, title) in OPS {
             let rows: Vec<Vec<Cell>> = sorted(&self.records)
@@ -96,15 +105,12 @@ impl PkMemory {
                             "n",
                         ),
                         cell(
-                            max_med(r.peak_stack_bytes, r.peak_stack_bytes_median, bytes),
+                            mm(r.peak_stack_bytes, r.peak_stack_bytes_median, bytes),
                             "n",
                         ),
+                        cell(mm(r.peak_heap_bytes, r.peak_heap_bytes_median, bytes), "n"),
                         cell(
-                            max_med(r.peak_heap_bytes, r.peak_heap_bytes_median, bytes),
-                            "n",
-                        ),
-                        cell(
-                            max_med(r.allocations, r.allocations_median, |x| x.to_string()),
+                            mm(r.allocations, r.allocations_median, |x| x.to_string()),
                             "n",
                         ),
                         cell(made(r), ""),
@@ -352,8 +358,14 @@ impl Exporter for PkMemory {
         self.records.is_empty()
     }
     fn table(&self, _style: &Style) -> String {
-        let mut out: Vec<String> = self.tables().iter().map(Table::text).collect();
-        out.push(self.notes().join("\n") + "\n");
+        let mut out: Vec<String> = self.tables(true).iter().map(Table::text).collect();
+        let mut notes = vec![
+            "Stack, heap and allocations are the maxima over the calls; the medians are in the \
+             records (--format json or csv) and the report."
+                .to_string(),
+        ];
+        notes.extend(self.notes());
+        out.push(notes.join("\n") + "\n");
         out.join("\n")
     }
     fn values(&self) -> Vec<serde_json::Value> {
@@ -399,7 +411,7 @@ impl Exporter for PkMemory {
         out
     }
     fn md(&self, _style: &Style) -> String {
-        let mut out: Vec<String> = self.tables().iter().map(Table::md).collect();
+        let mut out: Vec<String> = self.tables(false).iter().map(Table::md).collect();
         out.push(self.notes().join("\n\n") + "\n");
         out.join("\n")
     }
@@ -407,7 +419,7 @@ impl Exporter for PkMemory {
         let mut out =
             format!("<section id=\"{ANCHOR}\"><h3>Memory of one call: peak stack and heap</h3>");
         out.push_str(&self.chart());
-        for t in self.tables() {
+        for t in self.tables(false) {
             let _ = write!(out, "<div class=\"scroll\">{}</div>", t.html());
         }
         for n in self.notes() {

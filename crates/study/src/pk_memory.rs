@@ -146,7 +146,8 @@ fn run(spec: &PkMemorySpec, cx: &mut Context) -> Result<bool> {
             if cx.stopped() {
                 return Ok(true);
             }
-            let (calls, floor) = match measure(b, *a, op, &msg, spec.calls) {
+            let max = std::time::Duration::from_secs_f64(spec.pk.max_seconds);
+            let (calls, floor) = match measure(b, *a, op, &msg, spec.calls, max) {
                 Ok(x) => x,
                 Err(e) => {
                     cx.sink.event(crate::Event::Error {
@@ -157,6 +158,12 @@ fn run(spec: &PkMemorySpec, cx: &mut Context) -> Result<bool> {
             };
             let mut record = record(spec, b, *a, op, &calls, floor, sizes.clone());
             record.warnings.extend(caveat.clone());
+            if record.calls < spec.calls as u64 {
+                record.warnings.push(format!(
+                    "stopped after {} of {} calls ({} s limit per point)",
+                    record.calls, spec.calls, spec.pk.max_seconds
+                ));
+            }
             if let (Some(exe), Some(dir)) = (&spec.massif, &massif_dir) {
                 let m = massif(exe, dir, b, *a, op, spec.pk.message_bytes);
                 record.massif = Some(with_ratios(m, &record));
@@ -176,14 +183,16 @@ fn measure(
     op: PkOp,
     msg: &[u8],
     calls: usize,
+    max: std::time::Duration,
 ) -> Result<(Vec<CallMemory>, u64)> {
     on_own_stack(STACK_BYTES, |probe| -> Result<(Vec<CallMemory>, u64)> {
-        let nothing = measure_calls(probe, 1, 5, &mut || Ok::<(), Error>(()))?;
+        let nothing = measure_calls(probe, 1, 5, None, &mut || Ok::<(), Error>(()))?;
         let floor = median_max(&nothing.iter().map(|m| m.stack_bytes).collect::<Vec<_>>()).0;
         let mut inst = Inst::new(b, a)?;
         let mut maker = donor(b, a)?;
         let got = with_call(&mut inst, &mut maker, op, msg, |call| {
-            measure_calls(probe, WARMUP, calls, call)
+            let until = std::time::Instant::now() + max;
+            measure_calls(probe, WARMUP, calls, Some(until), call)
         })?;
         Ok((got, floor))
     })
@@ -368,7 +377,8 @@ fn massif(
             "valgrind --tool=massif, {MASSIF_CALLS} calls after {WARMUP} warm-up calls in a \
              process of its own, twice: --stacks=yes --time-unit=i for the stack, --time-unit=B \
              for the heap; the peaks of massif's snapshots between two it took before and after \
-             the calls, above the first ({})",
+             the calls, above the first ({}); valgrind's CPU has no AVX-512, so a library that \
+             picks its code by CPUID runs its AVX2 or generic path there",
             files.join(", ")
         ),
     }
