@@ -50,8 +50,21 @@ fn fmt_num(v: f64) -> String {
     }
 }
 
-/// One legend entry: a line in the series' style and its label.
+/// One legend entry: a line in the series' style (a dot for a scatter's)
+/// and its label.
 fn legend(out: &mut String, lx: f64, ly: f64, s: &Series) {
+    if s.style == 3 {
+        let _ = write!(
+            out,
+            r#"<circle cx="{}" cy="{ly}" r="3" fill="{}"/><text x="{}" y="{}">{}</text>"#,
+            lx + 11.0,
+            s.color,
+            lx + 28.0,
+            ly + 4.0,
+            escape(&s.label)
+        );
+        return;
+    }
     let _ = write!(
         out,
         r#"<line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" stroke="{}" stroke-width="2"{}/><text x="{}" y="{}">{}</text>"#,
@@ -172,6 +185,23 @@ pub fn line_chart(c: &Chart) -> String {
     let mut sizes: Vec<f64> = xs.clone();
     sizes.sort_by(|a, b| a.partial_cmp(b).unwrap());
     sizes.dedup();
+    // Many distinct x values (a scatter's): ticks at 1, 2 and 5 per decade
+    // instead of one per value.
+    if sizes.len() > 16 {
+        let (lo, hi) = (sizes[0], sizes[sizes.len() - 1]);
+        let mut ticks = Vec::new();
+        let mut d = lo.log10().floor() as i32;
+        while 10f64.powi(d) <= hi * 1.000_001 {
+            for m in [1.0, 2.0, 5.0] {
+                let v = m * 10f64.powi(d);
+                if v >= lo * 0.999_999 && v <= hi * 1.000_001 {
+                    ticks.push(v);
+                }
+            }
+            d += 1;
+        }
+        sizes = ticks;
+    }
     let step = (sizes.len() / 12).max(1);
     for (i, s) in sizes.iter().enumerate() {
         let x = px(*s);
