@@ -17,6 +17,16 @@ pub enum PkKind {
     Sig,
 }
 
+impl PkKind {
+    /// As records write it: `kem` or `sig`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PkKind::Kem => "kem",
+            PkKind::Sig => "sig",
+        }
+    }
+}
+
 macro_rules! pk_algorithms {
     ($( $var:ident => $name:literal, $kind:ident, $label:literal, $family:literal; )*) => {
         /// A public-key algorithm ango can measure, by its canonical name.

@@ -69,9 +69,29 @@ pub struct MassifCheck {
     pub note: String,
 }
 
+/// Bytes as tables show them: `812 B`, `12.3 KiB`, `1.25 MiB`.
+pub fn bytes(b: u64) -> String {
+    match b {
+        0..1024 => format!("{b} B"),
+        1024..1_048_576 => format!("{:.1} KiB", b as f64 / 1024.0),
+        _ => format!("{:.2} MiB", b as f64 / 1_048_576.0),
+    }
+}
+
 impl PkMemoryRecord {
     /// See [`crate::record::who`].
     pub fn who(&self) -> String {
         crate::record::who(&self.backend, self.variant.as_deref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn byte_figures_read_as_tables_show_them() {
+        use super::bytes;
+        assert_eq!(bytes(812), "812 B");
+        assert_eq!(bytes(12_595), "12.3 KiB");
+        assert_eq!(bytes(1_310_720), "1.25 MiB");
     }
 }

@@ -118,13 +118,20 @@ fn sorted(records: &[PkRecord]) -> Vec<&PkRecord> {
 }
 
 fn label(r: &PkRecord) -> String {
-    let l = PkAlgorithm::parse(&r.algorithm)
-        .map(|a| a.label().to_string())
-        .unwrap_or_else(|_| r.algorithm.clone());
-    format!("{l} [{}]", r.who())
+    point_label(&r.algorithm, &r.who())
 }
 
-const SEED_OPS: &[(&str, &str, &str)] = &[
+/// How tables name a point: the algorithm as seed 003 writes it and who
+/// ran it (`ML-KEM-768 [libcrux[avx2]]`).
+pub(crate) fn point_label(algorithm: &str, who: &str) -> String {
+    let l = PkAlgorithm::parse(algorithm)
+        .map(|a| a.label().to_string())
+        .unwrap_or_else(|_| algorithm.to_string());
+    format!("{l} [{who}]")
+}
+
+/// Seed 003's tables of public-key operations: (kind, operation, title).
+pub(crate) const SEED_OPS: &[(&str, &str, &str)] = &[
     ("kem", "keygen", "KEM key generation (seed 003 Table 2)"),
     ("kem", "encaps", "Encapsulation (seed 003 Table 3)"),
     ("kem", "decaps", "Decapsulation (seed 003 Table 4)"),

@@ -21,27 +21,7 @@ pub struct PkMemory {
     pub pk: Vec<PkRecord>,
 }
 
-/// Bytes as the tables show them.
-pub fn bytes(b: u64) -> String {
-    match b {
-        0..1024 => format!("{b} B"),
-        1024..1_048_576 => format!("{:.1} KiB", b as f64 / 1024.0),
-        _ => format!("{:.2} MiB", b as f64 / 1_048_576.0),
-    }
-}
-
-const OPS: &[(&str, &str, &str)] = &[
-    ("kem", "keygen", "KEM key generation (seed 003 Table 2)"),
-    ("kem", "encaps", "Encapsulation (seed 003 Table 3)"),
-    ("kem", "decaps", "Decapsulation (seed 003 Table 4)"),
-    (
-        "sig",
-        "keygen",
-        "Signature key generation (seed 003 Table 6)",
-    ),
-    ("sig", "sign", "Signing (seed 003 Table 7)"),
-    ("sig", "verify", "Verification (seed 003 Table 8)"),
-];
+use ango_core::pk_memory::bytes;
 
 fn order(r: &PkMemoryRecord) -> (usize, String) {
     let a = PkAlgorithm::parse(&r.algorithm)
@@ -58,10 +38,7 @@ fn sorted(records: &[PkMemoryRecord]) -> Vec<&PkMemoryRecord> {
 }
 
 fn label(r: &PkMemoryRecord) -> String {
-    let l = PkAlgorithm::parse(&r.algorithm)
-        .map(|a| a.label().to_string())
-        .unwrap_or_else(|_| r.algorithm.clone());
-    format!("{l} [{}]", r.who())
+    crate::pk::point_label(&r.algorithm, &r.who())
 }
 
 impl PkMemory {
@@ -93,7 +70,7 @@ impl PkMemory {
             }
         };
         let mut out = Vec::new();
-        for (kind, op, title) in OPS {
+        for (kind, op, title) in crate::pk::SEED_OPS {
             let rows: Vec<Vec<Cell>> = sorted(&self.records)
                 .into_iter()
                 .filter(|r| r.kind == *kind && r.operation == *op)

@@ -8,7 +8,7 @@
 //! what it produced. A failing pair is reported and not timed.
 
 use crate::event::{Event, Sink};
-use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkKind, PkOp, Timing};
+use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkOp, Timing};
 use ango_core::{AlgorithmId, EntryBackend, Error, PkRecord, PkSamples, Provider, Result};
 use ango_harness::measure::{stop_requested, timer_overhead_ns};
 use ango_harness::stats::Summary;
@@ -320,10 +320,7 @@ pub fn run(spec: &PkSpec, sink: &mut dyn Sink) -> Result<PkOutcome> {
                 library_version: library_version.clone(),
                 timing: timing.name().into(),
                 algorithm: a.name().into(),
-                kind: match a.kind() {
-                    PkKind::Kem => "kem".into(),
-                    PkKind::Sig => "sig".into(),
-                },
+                kind: a.kind().name().into(),
                 operation: op.name().into(),
                 backend: b.name().into(),
                 variant: b.0.provider.has_variants.then(|| b.0.variant.clone()),

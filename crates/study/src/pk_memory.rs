@@ -9,7 +9,8 @@
 
 use crate::pk::{with_call, PkSpec};
 use crate::suite::{Context, Suite};
-use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkKind, PkOp};
+use ango_core::pk::{PkAlgorithm, PkBackend, PkInstance as Inst, PkOp};
+use ango_core::pk_memory::bytes;
 use ango_core::{EntryBackend, Error, MassifCheck, PkMemoryRecord, Result, SuiteId};
 use ango_harness::memory::{measure_calls, median_max, on_own_stack, CallMemory};
 use ango_verify::pk::{all_checks, donor};
@@ -226,10 +227,7 @@ fn record(
         head: ango_core::Header::new(SUITE, spec.pk.run_id.clone()),
         library_version: b.version(),
         algorithm: a.name().into(),
-        kind: match a.kind() {
-            PkKind::Kem => "kem".into(),
-            PkKind::Sig => "sig".into(),
-        },
+        kind: a.kind().name().into(),
         operation: op.name().into(),
         backend: b.name().into(),
         variant: b.0.provider.has_variants.then(|| b.0.variant.clone()),
@@ -289,15 +287,6 @@ fn progress(r: &PkMemoryRecord) -> String {
         }
     }
     line
-}
-
-/// Bytes as a table shows them: `812 B`, `12.3 KiB`, `1.25 MiB`.
-pub fn bytes(b: u64) -> String {
-    match b {
-        0..1024 => format!("{b} B"),
-        1024..1_048_576 => format!("{:.1} KiB", b as f64 / 1024.0),
-        _ => format!("{:.2} MiB", b as f64 / 1_048_576.0),
-    }
 }
 
 /// Where the massif files of this run go: `massif/` in the results
@@ -605,12 +594,5 @@ mod tests {
         assert_eq!(s[1], (100, 5000, 900));
         // The window is 100…200: snapshot 3 (after it) does not count.
         assert_eq!(window(s[1], (200, 5000, 900), &s), (3100, 2000));
-    }
-
-    #[test]
-    fn byte_figures_read_as_tables_show_them() {
-        assert_eq!(bytes(812), "812 B");
-        assert_eq!(bytes(12_595), "12.3 KiB");
-        assert_eq!(bytes(1_310_720), "1.25 MiB");
     }
 }
