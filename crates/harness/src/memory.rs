@@ -307,17 +307,22 @@ pub fn median_max(v: &[u64]) -> (u64, u64) {
 mod tests {
     use super::*;
 
-    /// Touches a 64 KiB array end to end through volatile writes.
+    /// Touches an N-byte array end to end through volatile writes.
     #[inline(never)]
-    fn deep() -> u8 {
-        let mut a = [0u8; 64 << 10];
-        for i in (0..a.len()).step_by(64) {
+    fn touch<const N: usize>() -> u8 {
+        let mut a = [0u8; N];
+        for i in (0..N).step_by(64) {
             // SAFETY: i is inside the array.
             unsafe { std::ptr::write_volatile(a.as_mut_ptr().add(i), i as u8) };
         }
         // SAFETY: the last byte is inside the array.
-        unsafe { std::ptr::write_volatile(a.as_mut_ptr().add(a.len() - 1), 1) };
-        std::hint::black_box(&a)[a.len() - 1]
+        unsafe { std::ptr::write_volatile(a.as_mut_ptr().add(N - 1), 1) };
+        std::hint::black_box(&a)[N - 1]
+    }
+
+    /// 64 KiB of stack, touched end to end.
+    fn deep() -> u8 {
+        touch::<{ 64 << 10 }>()
     }
 
     #[test]
@@ -348,18 +353,19 @@ mod tests {
         let got = on_own_stack(8 << 20, |p| {
             let mut first = true;
             measure_calls::<()>(p, 1, 3, None, &mut || {
-                // Shallow while warming up, then deep: the second call goes
-                // past the region painted after the first.
+                // Shallow while warming up, then 256 KiB deep: past the
+                // region painted after the warm-up (twice its depth and 64
+                // KiB), so only a call measured again with the whole stack
+                // painted reads all of it.
                 if !std::mem::take(&mut first) {
-                    deep();
-                    deep();
+                    touch::<{ 256 << 10 }>();
                 }
                 Ok(())
             })
             .unwrap()
         })
         .unwrap();
-        assert!(got.iter().all(|m| m.stack_bytes >= 64 << 10), "{got:?}");
+        assert!(got.iter().all(|m| m.stack_bytes >= 256 << 10), "{got:?}");
     }
 
     #[test]
