@@ -473,12 +473,18 @@ const CSV_FIELDS: &[&str] = &[
     "workers",
 ];
 
-fn csv_cell(v: &serde_json::Value) -> String {
-    let s = match v {
+/// A record field as text: a string as it is, null as nothing, anything
+/// else as JSON.
+pub(crate) fn json_text(v: &serde_json::Value) -> String {
+    match v {
         serde_json::Value::Null => String::new(),
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
-    };
+    }
+}
+
+fn csv_cell(v: &serde_json::Value) -> String {
+    let s = json_text(v);
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

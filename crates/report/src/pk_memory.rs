@@ -361,11 +361,7 @@ impl Exporter for PkMemory {
             let v = serde_json::to_value(r).expect("record serialises");
             let mut fields: Vec<String> = CSV_FIELDS
                 .iter()
-                .map(|f| match &v[*f] {
-                    serde_json::Value::Null => String::new(),
-                    serde_json::Value::String(s) => s.clone(),
-                    o => o.to_string(),
-                })
+                .map(|f| crate::formats::json_text(&v[*f]))
                 .collect();
             let m = r.massif.as_ref();
             fields.push(
