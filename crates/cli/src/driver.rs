@@ -47,6 +47,7 @@ pub fn capture_env(run_id: &str) -> EnvInfo {
             Err(_) => v,
         });
     e.command = std::env::args().collect::<Vec<_>>().join(" ");
+    e.testbed = ango_core::testbed::Identity::of(&e).fingerprint();
     e
 }
 
@@ -446,6 +447,8 @@ pub(crate) fn finish_run(
     only: Option<SuiteId>,
 ) -> Result<(i32, ReportData)> {
     env.suite_seconds = outcome.seconds;
+    env.ended = Some(utc_now().0);
+    env.interrupted = outcome.interrupted;
     if let Some(d) = &sink.dir {
         d.write_json(ENV, &env)?;
     }

@@ -19,6 +19,7 @@ pub mod records;
 pub mod results;
 pub mod stats;
 pub mod suite;
+pub mod testbed;
 pub mod tls_records;
 pub mod traits;
 

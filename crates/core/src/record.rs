@@ -270,6 +270,10 @@ pub struct SampleSet {
     pub algorithm: String,
     pub operation: String,
     pub backend: String,
+    /// As in the record (empty in sample sets written before this field:
+    /// they are matched to their records by order).
+    #[serde(default)]
+    pub implementation: String,
     pub hw: String,
     pub size_bytes: u64,
     pub iterations_per_sample: u64,
@@ -333,6 +337,48 @@ pub struct EnvInfo {
     /// run measured none of them, and in older runs).
     #[serde(default)]
     pub tuning: Option<serde_json::Value>,
+    /// `std::env::consts::ARCH` of the build (`x86_64`, `aarch64`); empty
+    /// in runs written before the testbed identity.
+    #[serde(default)]
+    pub arch: String,
+    /// /proc/cpuinfo's `cpu family`, `model` and `stepping` (x86), or the
+    /// CPU implementer, part and revision (ARM); null where not given.
+    #[serde(default)]
+    pub cpu_family: Option<u32>,
+    #[serde(default)]
+    pub cpu_model_number: Option<u32>,
+    #[serde(default)]
+    pub cpu_stepping: Option<u32>,
+    /// The microcode revision /proc/cpuinfo reports (`0x1000065`).
+    #[serde(default)]
+    pub microcode: Option<String>,
+    /// Physical cores of the machine (every CPU /proc/cpuinfo lists,
+    /// not only those this process may run on).
+    #[serde(default)]
+    pub cores: usize,
+    /// Logical CPUs of the machine (/proc/cpuinfo's processors).
+    #[serde(default)]
+    pub threads: usize,
+    /// MemTotal of /proc/meminfo, in bytes.
+    #[serde(default)]
+    pub memory_bytes: Option<u64>,
+    /// The hypervisor as the CPU reports it (`kvm`, `hyperv`, `vmware`,
+    /// `xen`, …), `none` on bare metal; empty in older runs.
+    #[serde(default)]
+    pub virtualization: String,
+    /// The testbed's fingerprint: 16 hex digits of a SHA-256 over the
+    /// fields [`crate::testbed::Identity`] names. Empty in older runs (the
+    /// store derives it from what their env.json has).
+    #[serde(default)]
+    pub testbed: String,
+    /// RFC 3339 UTC time the run ended (null while it runs, in a run
+    /// that was killed, and in older runs).
+    #[serde(default)]
+    pub ended: Option<String>,
+    /// The run was stopped by Ctrl-C: its records are what was measured
+    /// before.
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 /// The machine's noise over a run: the hypervisor's steal time and a fixed

@@ -106,6 +106,7 @@ pub fn capture(cc: &CycleCounter) -> EnvInfo {
         .unwrap_or_else(|| std::env::consts::OS.to_string());
     let tsc_hz = measure_tsc_hz();
     let source = cc.source();
+    let identity = identity(&ci, &all_flags);
     EnvInfo {
         schema: ango_core::SCHEMA_VERSION,
         hostname: hostname(),
@@ -145,7 +146,113 @@ pub fn capture(cc: &CycleCounter) -> EnvInfo {
         clock_resolution_ns: clock_resolution_ns(),
         timer_overhead_ns: crate::measure::timer_overhead_ns(cc),
         loop_overhead_ns: loop_overhead_ns(cc),
+        ..identity
+    }
+}
+
+/// The testbed identity's fields that /proc and the CPU give (the rest of
+/// [`capture`] fills the others), with its fingerprint left for the
+/// caller to take once everything is in ([`ango_core::testbed`]).
+fn identity(ci: &str, all_flags: &[String]) -> EnvInfo {
+    let number = |key: &str| {
+        cpuinfo_field(ci, key).and_then(|v| match v.strip_prefix("0x") {
+            Some(h) => u32::from_str_radix(h, 16).ok(),
+            None => v.parse().ok(),
+        })
+    };
+    let arm = cpuinfo_field(ci, "CPU implementer").is_some();
+    let (family, model, stepping) = if arm {
+        (
+            number("CPU implementer"),
+            number("CPU part"),
+            number("CPU revision"),
+        )
+    } else {
+        (number("cpu family"), number("model"), number("stepping"))
+    };
+    let processors: Vec<&str> = ci
+        .split("\n\n")
+        .filter(|b| b.contains("processor"))
+        .collect();
+    let mut cores: Vec<(String, String)> = processors
+        .iter()
+        .filter_map(|b| {
+            Some((
+                cpuinfo_field(b, "physical id")?,
+                cpuinfo_field(b, "core id")?,
+            ))
+        })
+        .collect();
+    cores.sort();
+    cores.dedup();
+    let memory_bytes = fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let kib: u64 = cpuinfo_field(&m, "MemTotal")?
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kib * 1024)
+    });
+    EnvInfo {
+        arch: std::env::consts::ARCH.into(),
+        cpu_family: family,
+        cpu_model_number: model,
+        cpu_stepping: stepping,
+        microcode: cpuinfo_field(ci, "microcode"),
+        cores: if cores.is_empty() {
+            processors.len()
+        } else {
+            cores.len()
+        },
+        threads: processors.len(),
+        memory_bytes,
+        virtualization: virtualization(all_flags.iter().any(|f| f == "hypervisor")),
         ..Default::default()
+    }
+}
+
+/// The hypervisor as the CPU names it in CPUID leaf 0x40000000, `none`
+/// without the hypervisor flag, `unknown` where it cannot be read.
+fn virtualization(hypervisor_flag: bool) -> String {
+    if !hypervisor_flag {
+        return if cfg!(target_arch = "x86_64") {
+            "none".into()
+        } else {
+            "unknown".into()
+        };
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: CPUID is present on every x86_64 CPU; leaf 0x40000000 is
+        // reserved for the hypervisor, which the flag says there is.
+        // (Safe to call from Rust 1.94 on; unsafe before.)
+        #[allow(unused_unsafe)]
+        let r = unsafe { std::arch::x86_64::__cpuid(0x4000_0000) };
+        let mut sig = Vec::with_capacity(12);
+        for w in [r.ebx, r.ecx, r.edx] {
+            sig.extend_from_slice(&w.to_le_bytes());
+        }
+        let sig = String::from_utf8_lossy(&sig);
+        let sig = sig.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+        let name = match sig {
+            "KVMKVMKVM" => "kvm",
+            "Microsoft Hv" => "hyperv",
+            "VMwareVMware" => "vmware",
+            "XenVMMXenVMM" => "xen",
+            "TCGTCGTCGTCG" => "qemu-tcg",
+            "bhyve bhyve" => "bhyve",
+            "ACRNACRNACRN" => "acrn",
+            "QNXQVMBSQG" => "qnx",
+            "lrpepyh  vr" | "prl hyperv" => "parallels",
+            "VBoxVBoxVBox" => "virtualbox",
+            "" => "unknown",
+            other => return format!("other ({other})"),
+        };
+        name.into()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        "unknown".into()
     }
 }
 
@@ -179,6 +286,11 @@ mod tests {
         );
         if cfg!(target_arch = "x86_64") {
             assert!(e.tsc_hz_measured.unwrap() > 1e8);
+            assert!(e.cpu_family.is_some() && e.cpu_model_number.is_some());
+            assert!(!e.virtualization.is_empty());
         }
+        assert_eq!(e.arch, std::env::consts::ARCH);
+        assert!(e.threads >= e.logical_cpus && e.cores >= 1, "{e:?}");
+        assert!(e.memory_bytes.unwrap() > 1 << 28);
     }
 }

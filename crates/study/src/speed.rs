@@ -907,6 +907,7 @@ fn to_record(
         algorithm: a.name().into(),
         operation: op.name().into(),
         backend: b.name().into(),
+        implementation: record.implementation.clone(),
         hw: hw.name().into(),
         size_bytes: size as u64,
         iterations_per_sample: m.iterations_per_sample,
