@@ -35,6 +35,16 @@ pub enum Cmd {
     Tls(Box<TlsArgs>),
     /// Compare two results directories, or two configurations of one (DIR@hw=on DIR@hw=off).
     Compare(CompareArgs),
+    /// Load results directories into the results store (SQLite in the data directory by default,
+    /// `--db sqlite:PATH`, or PostgreSQL with `--db postgres://…`), one transaction per run.
+    Import(ImportArgs),
+    /// An eBACS-style table across machines from the results store (rows × columns of stored points).
+    Table(TableArgs),
+    /// Regressions on one testbed: its newest run against a baseline run or its stored history
+    /// (Mann-Whitney U on the raw samples); exits 1 when something got slower.
+    Check(CheckArgs),
+    /// Stored points, or one results directory's, as the Bencher Metric Format, CSV or Parquet.
+    Export(ExportArgs),
     /// Every algorithm × backend × implementation, available or not (with the reason).
     List(FormatArgs),
     /// What the measurements run on: CPU, flags, frequency policy, kernel, libraries, timers.
@@ -849,13 +859,106 @@ fn check_pk_plan(spec: &ango_study::pk::PkSpec) -> Result<()> {
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// DIR or DIR@key=value[,key=value] (keys: hw, backend, op, algorithm, size).
+    /// DIR or DIR@key=value[,key=value] (keys: hw, backend, op, algorithm, size); a stored run
+    /// as run:RUN_ID or testbed:T (its newest run) in place of DIR.
     pub a: String,
-    /// DIR or DIR@key=value[,key=value].
+    /// DIR, run:RUN_ID or testbed:T, with @key=value[,key=value] filters.
     pub b: String,
+    /// The store run: and testbed: selectors read (as `ango import --db`).
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
     /// table, json, csv, md or html (a page of the table).
     #[arg(long, default_value = "table")]
     pub format: String,
+}
+
+/// `--db`: the store, when not the default.
+const DB_HELP: &str =
+    "The results store: sqlite:PATH or postgres://USER@HOST/DB [default: $ANGO_DB, else \
+     sqlite:$XDG_DATA_HOME/ango/results.sqlite, i.e. ~/.local/share/ango/results.sqlite]";
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// Results directories (made by `ango run` or any measuring command with --out).
+    #[arg(value_name = "DIR")]
+    pub dirs: Vec<std::path::PathBuf>,
+    #[arg(long, value_name = "URL", help = DB_HELP)]
+    pub db: Option<String>,
+    /// The host name the runs are filed under [default: each run's env.json hostname].
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// Leave out the raw samples (smaller; `ango check` then compares intervals only).
+    #[arg(long)]
+    pub no_samples: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct TableArgs {
+    #[arg(long, value_name = "URL", help = DB_HELP)]
+    pub db: Option<String>,
+    /// Which points: KEY=VALUE[,KEY=VALUE...], a value may list alternatives with `|` (keys:
+    /// testbed, host, run, suite, metric, algorithm, operation, backend, implementation, hw,
+    /// size, workers, library_version, arch, cpu).
+    #[arg(long = "where", value_name = "FILTERS")]
+    pub where_: Option<String>,
+    /// The key(s) of the rows, comma-separated.
+    #[arg(long, default_value = "testbed", value_name = "KEYS")]
+    pub rows: String,
+    /// The key(s) of the columns, comma-separated.
+    #[arg(long, default_value = "backend", value_name = "KEYS")]
+    pub cols: String,
+    /// The figure shown: latency, throughput, peak-stack, peak-heap, allocations, max-abs-t,
+    /// overhead or cost [default: latency where the points have it].
+    #[arg(long, value_name = "METRIC")]
+    pub metric: Option<String>,
+    /// table, json, csv, md or html (a page with a machine × implementation chart).
+    #[arg(long, default_value = "table")]
+    pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[arg(long, value_name = "URL", help = DB_HELP)]
+    pub db: Option<String>,
+    /// The testbed (its fingerprint from env.json, or a unique prefix).
+    #[arg(long, value_name = "T")]
+    pub testbed: String,
+    /// What to compare with: a run id (or unique prefix), `previous`, `history` or `history:N`.
+    #[arg(long, value_name = "SELECTOR")]
+    pub baseline: String,
+    /// The run checked [default: the testbed's newest].
+    #[arg(long, value_name = "RUN_ID")]
+    pub run: Option<String>,
+    /// The smallest change, in percent, that counts as slower or faster.
+    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+    pub min_change: f64,
+    /// The false discovery rate the p-values are held to (Benjamini–Hochberg).
+    #[arg(long, default_value_t = 0.05, value_name = "LEVEL")]
+    pub alpha: f64,
+    /// Which points (as `ango table --where`).
+    #[arg(long = "where", value_name = "FILTERS")]
+    pub where_: Option<String>,
+    /// table or json.
+    #[arg(long, default_value = "table")]
+    pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// A results directory to export [default: the store, --db].
+    #[arg(value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+    #[arg(long, value_name = "URL", help = DB_HELP)]
+    pub db: Option<String>,
+    /// Which stored points (as `ango table --where`).
+    #[arg(long = "where", value_name = "FILTERS")]
+    pub where_: Option<String>,
+    /// bmf (Bencher Metric Format: one run, the newest of the selection's testbed), csv or parquet.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: String,
+    /// Write to this new file instead of standard output (required for parquet).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -24,6 +24,10 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Speed(a) => run(&a, Mode::Speed, None),
         Cmd::Latency(a) => run(&a, Mode::Latency, None),
         Cmd::Compare(a) => compare_cmd(&a),
+        Cmd::Import(a) => crate::store_cmd::import_cmd(&a),
+        Cmd::Table(a) => crate::store_cmd::table_cmd(&a),
+        Cmd::Check(a) => crate::store_cmd::check_cmd(&a),
+        Cmd::Export(a) => crate::store_cmd::export_cmd(&a),
         Cmd::List(a) => list(&a),
         Cmd::Env(a) => env_cmd(&a),
         Cmd::Report(a) => report_cmd(&a).map(|_| 0),
@@ -187,7 +191,18 @@ fn report_cmd(a: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
-fn load(sel: &Selector) -> Result<Vec<SpeedRecord>> {
+/// The speed records a selector names: a results directory's, or a
+/// stored run's (`run:ID`, `testbed:T`).
+fn load(sel: &Selector, db: &Option<String>) -> Result<Vec<SpeedRecord>> {
+    let text = sel.path.to_string_lossy();
+    if text.starts_with("run:") || text.starts_with("testbed:") {
+        let mut c = ango_store::db::open(&crate::store_cmd::store_url(db)?)?;
+        let run = ango_store::select::resolve_run(c.as_mut(), &text)?;
+        return ango_store::select::run_records(c.as_mut(), &run, &["speed", "latency"])?
+            .into_iter()
+            .map(|v| serde_json::from_value(v).map_err(|e| Error::data(&*text, e)))
+            .collect();
+    }
     let d = ResultsDir::open(&sel.path)?;
     Ok(load_results(&d)?.records.speed)
 }
@@ -196,8 +211,8 @@ fn compare_cmd(a: &CompareArgs) -> Result<i32> {
     let format = Format::parse(&a.format)?;
     let sa = Selector::parse(&a.a)?;
     let sb = Selector::parse(&a.b)?;
-    let ra = load(&sa)?;
-    let rb = load(&sb)?;
+    let ra = load(&sa, &a.db)?;
+    let rb = load(&sb, &a.db)?;
     sa.check(&ra, "A")?;
     sb.check(&rb, "B")?;
     let rows = compare::compare(&ra, &sa, &rb, &sb);

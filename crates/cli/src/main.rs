@@ -26,6 +26,7 @@ mod list_cmd;
 mod memhook;
 mod run_cmd;
 mod sink;
+mod store_cmd;
 mod tls_bulk;
 mod tls_policy;
 mod tls_records;

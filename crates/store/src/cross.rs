@@ -268,8 +268,14 @@ pub fn table(c: &mut dyn Conn, spec: &Spec) -> Result<Cross> {
                 .to_string(),
         );
     }
-    // Describe each column's spread across rows.
-    for (ci, col) in cols.iter().enumerate() {
+    // Describe each column's spread across the machines of the rows.
+    let machines = spec.rows.iter().any(|k| {
+        matches!(
+            select::column(k),
+            Some("r.testbed" | "r.label" | "t.arch" | "t.cpu_model")
+        )
+    });
+    for (ci, col) in cols.iter().enumerate().filter(|_| machines) {
         let vals: Vec<(usize, f64)> = (0..rows.len())
             .filter_map(|ri| cells.get(&(ri, ci)).map(|c| (ri, c.median)))
             .collect();

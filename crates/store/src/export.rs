@@ -57,6 +57,7 @@ fn variant(p: &Point) -> Vec<String> {
         (_, "") | ("speed" | "latency", "on") | ("pk", "operation") => {}
         ("pk", t) => v.push(format!("timing={t}")),
         ("speed" | "latency", h) => v.push(format!("hw={h}")),
+        ("tls", "rtt=1000us") => {}
         (_, h) => v.push(h.to_string()),
     }
     if p.workers > 1 {
@@ -106,11 +107,23 @@ pub fn bmf(rows: &[Row]) -> Result<String> {
             runs.into_iter().take(8).collect::<Vec<_>>().join(", ")
         )));
     }
+    // A name two records would share (a combination the name's parts do
+    // not tell apart) is replaced by the records' own keys.
+    let mut owners: BTreeMap<String, std::collections::BTreeSet<&str>> = BTreeMap::new();
+    for r in rows {
+        owners
+            .entry(bmf_name(&r.point))
+            .or_default()
+            .insert(r.point.key.as_str());
+    }
     let mut out: BTreeMap<String, Map<String, Json>> = BTreeMap::new();
     for r in rows {
         let p = &r.point;
         let Some(median) = p.median else { continue };
-        let name = bmf_name(p);
+        let mut name = bmf_name(p);
+        if owners[&name].len() > 1 {
+            name = p.key.clone();
+        }
         let entry = out.entry(name).or_default();
         if p.metric == "latency" {
             entry.insert("latency".into(), metric(median, p.ci95_low, p.ci95_high));

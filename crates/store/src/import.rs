@@ -23,6 +23,7 @@ pub const HASHED: &[&str] = &[
     results::RESULTS,
     results::SAMPLES,
     results::PK_SAMPLES,
+    results::TLS_HANDSHAKES,
     results::EVENTS,
 ];
 
@@ -198,12 +199,14 @@ pub fn content_hash(dir: &Path) -> Result<String> {
 /// The raw samples of the run's latency points, matched to their records:
 /// a speed sample set to the record of the same algorithm, operation,
 /// backend, hw, size and workers (and implementation, where the sample
-/// set names it) in the same order; a public-key one by its key fields.
+/// set names it) in the same order; a public-key one by its key fields;
+/// a TLS combination's handshake times by group and signatures, in order.
 fn read_samples(dir: &Path, records: &[Record]) -> Result<BTreeMap<(String, String), Vec<f64>>> {
     let mut out = BTreeMap::new();
     let mut speed: HashMap<String, VecDeque<(String, String)>> = HashMap::new();
     let mut speed_impl: HashMap<String, VecDeque<String>> = HashMap::new();
     let mut pk: HashMap<String, String> = HashMap::new();
+    let mut tls: HashMap<String, VecDeque<String>> = HashMap::new();
     for r in records {
         match r {
             Record::Speed(s) => {
@@ -223,6 +226,11 @@ fn read_samples(dir: &Path, records: &[Record]) -> Result<BTreeMap<(String, Stri
                     .push_back((s.implementation.clone(), r.key()));
                 speed_impl
                     .entry(format!("{g}/{}", s.implementation))
+                    .or_default()
+                    .push_back(r.key());
+            }
+            Record::Tls(t) => {
+                tls.entry(format!("{}/{}/{}", t.group, t.server_sig, t.ca_sig))
                     .or_default()
                     .push_back(r.key());
             }
@@ -276,6 +284,24 @@ fn read_samples(dir: &Path, records: &[Record]) -> Result<BTreeMap<(String, Stri
         );
         if let Some(k) = pk.get(&g) {
             out.insert((k.clone(), "latency".to_string()), s.sample_ns);
+        }
+    }
+    // A TLS combination's handshake times, matched by group and
+    // signatures in file order (the lines name no stacks).
+    let sets = read_jsonl::<serde_json::Value>(&dir.join(results::TLS_HANDSHAKES))?;
+    for v in sets.items {
+        let g = format!(
+            "{}/{}/{}",
+            v["group"].as_str().unwrap_or(""),
+            v["server_sig"].as_str().unwrap_or(""),
+            v["ca_sig"].as_str().unwrap_or("")
+        );
+        let Some(times) = v["handshake_ns"].as_array() else {
+            continue;
+        };
+        let times: Vec<f64> = times.iter().filter_map(|x| x.as_f64()).collect();
+        if let Some(k) = tls.get_mut(&g).and_then(|q| q.pop_front()) {
+            out.insert((k, "latency".to_string()), times);
         }
     }
     Ok(out)

@@ -189,6 +189,7 @@ pub fn points(r: &Record) -> Vec<Point> {
             p.algorithm = t.group.clone();
             p.operation = format!("handshake/{}/{}", t.server_sig, t.ca_sig);
             p.backend = format!("{}-{}", t.client_stack, t.server_stack);
+            p.hw = format!("rtt={:.0}us", t.rtt_asked_ns / 1e3);
             p.library_version = t.library_version.clone();
             vec![p]
         }

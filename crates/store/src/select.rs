@@ -225,3 +225,79 @@ pub fn samples(
         None => None,
     })
 }
+
+/// The run a `run:ID` (a unique prefix of a run id) or `testbed:T` (that
+/// testbed's newest run; a prefix of the fingerprint) selector names.
+pub fn resolve_run(c: &mut dyn Conn, selector: &str) -> Result<String> {
+    let (sql, what, v) = if let Some(id) = selector.strip_prefix("run:") {
+        (
+            "SELECT run_id FROM runs WHERE run_id LIKE $1 ORDER BY started, run_id",
+            "run",
+            id,
+        )
+    } else if let Some(t) = selector.strip_prefix("testbed:") {
+        (
+            "SELECT run_id, testbed FROM runs WHERE testbed LIKE $1 ORDER BY started, run_id",
+            "testbed",
+            t,
+        )
+    } else {
+        return Err(Error::usage(format!(
+            "'{selector}': a store selector is run:RUN_ID or testbed:T"
+        )));
+    };
+    if v.is_empty() {
+        return Err(Error::usage(format!(
+            "'{selector}': nothing after the colon"
+        )));
+    }
+    let hits = c.query(sql, &[Value::Text(format!("{v}%"))])?;
+    match (what, hits.as_slice()) {
+        (_, []) => Err(Error::usage(format!(
+            "'{selector}': no {what} in the store starts with {v}"
+        ))),
+        ("run", [one]) => Ok(one[0].text()),
+        ("run", many) => Err(Error::usage(format!(
+            "'{selector}' names {} runs; give more of the id: {}",
+            many.len(),
+            many.iter()
+                .map(|r| r[0].text())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        (_, many) => {
+            let testbeds: std::collections::BTreeSet<String> =
+                many.iter().map(|r| r[1].text()).collect();
+            if testbeds.len() > 1 {
+                return Err(Error::usage(format!(
+                    "'{selector}' names {} testbeds; give more of it: {}",
+                    testbeds.len(),
+                    testbeds.into_iter().collect::<Vec<_>>().join(", ")
+                )));
+            }
+            Ok(many[many.len() - 1][0].text())
+        }
+    }
+}
+
+/// The records of one stored run, of the given suites, as written in its
+/// results.jsonl (one per record, not per metric).
+pub fn run_records(
+    c: &mut dyn Conn,
+    run_id: &str,
+    suites: &[&str],
+) -> Result<Vec<serde_json::Value>> {
+    let mut out = Vec::new();
+    for s in suites {
+        let rows = c.query(
+            "SELECT record FROM points WHERE run_id = $1 AND suite = $2 AND metric = $3 ORDER BY key",
+            &[run_id.into(), (*s).into(), "latency".into()],
+        )?;
+        for r in rows {
+            let v = serde_json::from_str(&r[0].text())
+                .map_err(|e| Error::data(format!("store record of {run_id}"), e))?;
+            out.push(v);
+        }
+    }
+    Ok(out)
+}

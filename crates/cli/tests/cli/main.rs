@@ -10,5 +10,6 @@ mod pk;
 mod report;
 mod seed004;
 mod speed;
+mod store;
 mod tls;
 mod verify;
