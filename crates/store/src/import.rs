@@ -57,6 +57,23 @@ pub fn read_run(dir: &Path, label: Option<&str>, with_samples: bool) -> Result<R
         .filter(|f| dir.join(f).is_file())
         .collect();
     if present.is_empty() {
+        let runs_below = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok())
+                    .filter(|e| e.path().join(results::ENV).is_file())
+                    .count()
+            })
+            .unwrap_or(0);
+        if runs_below > 0 {
+            return Err(refuse(
+                dir,
+                format!(
+                    "not a results directory, but it holds {runs_below}: give them ({}/*/)",
+                    dir.display()
+                ),
+            ));
+        }
         return Err(refuse(
             dir,
             format!(

@@ -84,7 +84,8 @@ CREATE TABLE points (
     record TEXT NOT NULL,
     PRIMARY KEY (run_id, key, metric)
 );
-CREATE INDEX points_by_what ON points (suite, metric, algorithm, operation);
+CREATE INDEX points_by_algorithm ON points (algorithm, size_bytes);
+CREATE INDEX points_by_suite ON points (suite, metric, algorithm);
 CREATE TABLE samples (
     run_id TEXT NOT NULL,
     key TEXT NOT NULL,

@@ -264,6 +264,9 @@ fn truncated_foreign_and_changed_runs_are_refused_and_nothing_is_written() {
         "{}",
         e(&cut)
     );
+    // The directory of runs rather than a run.
+    let e0 = e(tmp.path());
+    assert!(e0.contains("but it holds 3: give them"), "{e0}");
     // Not a run at all.
     let foreign = tmp.path().join("foreign");
     std::fs::create_dir(&foreign).unwrap();
@@ -506,4 +509,82 @@ fn postgres_store_gives_the_same_golden_output_as_sqlite() {
     .unwrap();
     assert!(import::import(c.as_mut(), &import::read_run(&d, None, true).unwrap()).is_err());
     assert_eq!(count(c.as_mut(), "runs"), 3);
+}
+
+#[test]
+fn history_baselines_run_prefixes_and_newer_stores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = Machine::new("h", "AMD EPYC 9R14", 17);
+    let url = Url::parse(&format!("sqlite:{}", tmp.path().join("s.sqlite").display())).unwrap();
+    let mut c = db::open(&url).unwrap();
+    // Four steady runs, then one with AES-GCM 10% slower.
+    for (i, scale) in [1.0, 1.0, 1.0, 1.0, 1.1].iter().enumerate() {
+        let d = tmp.path().join(format!("r{i}"));
+        let id = format!("2026120{}T000000Z-h", i + 1);
+        write_run(
+            &d,
+            &m,
+            &id,
+            &format!("2026-12-0{}T00:00:00Z", i + 1),
+            &points(*scale),
+        )
+        .unwrap();
+        import::import(c.as_mut(), &import::read_run(&d, None, true).unwrap()).unwrap();
+    }
+    let tb = m.env("x", "t").testbed;
+    let spec = |baseline: Baseline, min_change: f64| check::Spec {
+        testbed: tb.clone(),
+        candidate: None,
+        baseline,
+        min_change,
+        alpha: 0.05,
+        filters: parse_where("size=1024").unwrap(),
+    };
+    let o = check::check(c.as_mut(), &spec(Baseline::History(Some(3)), 0.05)).unwrap();
+    assert_eq!(
+        o.baseline_runs,
+        [
+            "20261202T000000Z-h",
+            "20261203T000000Z-h",
+            "20261204T000000Z-h"
+        ]
+    );
+    assert_eq!(o.regressions(), 2);
+    // Three runs pooled: 63 samples a side against 21.
+    let gcm = o
+        .changes
+        .iter()
+        .find(|c| c.key.contains("aes-128-gcm"))
+        .unwrap();
+    assert_eq!((gcm.n_baseline, gcm.n_candidate), (63, 21));
+    assert!((gcm.change - 0.1).abs() < 1e-9);
+    // The same 10% under a 15% bar is negligible: no regression.
+    let o = check::check(c.as_mut(), &spec(Baseline::History(None), 0.15)).unwrap();
+    assert_eq!(o.baseline_runs.len(), 4);
+    assert_eq!(o.regressions(), 0);
+    assert!(o
+        .changes
+        .iter()
+        .any(|c| c.verdict == check::Verdict::Negligible));
+    // A run named by a prefix; an ambiguous prefix is refused.
+    let o = check::check(c.as_mut(), &spec(Baseline::Run("20261201".into()), 0.05)).unwrap();
+    assert_eq!(o.baseline_runs, ["20261201T000000Z-h"]);
+    let e = check::check(c.as_mut(), &spec(Baseline::Run("2026120".into()), 0.05)).unwrap_err();
+    assert!(e.to_string().contains("names 5 runs"), "{e}");
+    assert_eq!(
+        Baseline::parse("history:3").unwrap(),
+        Baseline::History(Some(3))
+    );
+    assert!(Baseline::parse("history:x").is_err());
+    // A store written by a newer ango is refused, not misread.
+    c.exec(
+        "INSERT INTO migrations (version, description, applied) VALUES ($1, $2, $3)",
+        &[99i64.into(), "future".into(), "now".into()],
+    )
+    .unwrap();
+    let e = db::open(&url).err().unwrap().to_string();
+    assert!(
+        e.contains("migration 99, newer than this ango knows (1)"),
+        "{e}"
+    );
 }

@@ -397,3 +397,81 @@ fn the_recipe_import_step_files_runs_under_their_hosts() {
         2
     );
 }
+
+/// The commands on a PostgreSQL store print what they print on SQLite.
+#[cfg(feature = "postgres")]
+#[test]
+#[ignore = "needs a PostgreSQL server: scripts/test runs the tests under pg_virtualenv, which starts one"]
+fn the_commands_give_the_same_output_on_postgresql() {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let (Some(host), Some(user)) = (var("PGHOST"), var("PGUSER")) else {
+        panic!("no PostgreSQL server: PGHOST and PGUSER are not set; run under pg_virtualenv");
+    };
+    let port = var("PGPORT").unwrap_or_else(|| "5432".into());
+    let pass = var("PGPASSWORD")
+        .map(|p| format!(":{p}"))
+        .unwrap_or_default();
+    let base = format!("postgres://{user}{pass}@{host}:{port}");
+    let name = format!("ango_cli_{}", std::process::id());
+    let st = std::process::Command::new("psql")
+        .args(["-q", "-c", &format!("CREATE DATABASE {name}")])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let pg = format!("{base}/{name}");
+    let f = fixture();
+    let run = |db: &str, args: &[&str]| {
+        let mut c = ango();
+        c.args(args).args(["--db", db]);
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    for db in [f.db.as_str(), pg.as_str()] {
+        let (code, _) = run(
+            db,
+            &[
+                "import",
+                f.root.join("r1").to_str().unwrap(),
+                f.root.join("r2").to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, Some(0));
+    }
+    for args in [
+        &[
+            "table",
+            "--where",
+            "algorithm=aes-128-gcm",
+            "--rows",
+            "run",
+            "--format",
+            "json",
+        ][..],
+        &[
+            "check",
+            "--testbed",
+            &f.testbed,
+            "--baseline",
+            "previous",
+            "--format",
+            "json",
+        ],
+        &["export", "--format", "csv"],
+        &[
+            "export",
+            "--where",
+            "run=20261201T000000Z-ci-1",
+            "--format",
+            "bmf",
+        ],
+    ] {
+        let lite = run(&f.db, args);
+        let post = run(&pg, args);
+        assert_eq!(lite.0, post.0, "{args:?}");
+        // The import time and the store's name aside, the same output.
+        assert_eq!(lite.1, post.1, "{args:?}");
+    }
+}
