@@ -83,6 +83,21 @@ fn count(c: &mut dyn Conn, table: &str) -> i64 {
         .unwrap()
 }
 
+/// The rows of every table a run fills.
+fn counts(c: &mut dyn Conn) -> Vec<i64> {
+    [
+        "runs",
+        "points",
+        "samples",
+        "findings",
+        "testbeds",
+        "libraries",
+    ]
+    .iter()
+    .map(|t| count(c, t))
+    .collect()
+}
+
 /// Everything the scenario produced, as text: the same on every store.
 fn scenario(c: &mut dyn Conn, dirs: &[PathBuf]) -> String {
     let mut out = String::new();

@@ -77,6 +77,23 @@ fn stdout(a: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&a.get_output().stdout).into_owned()
 }
 
+/// `ango ARGS --db DB`, which must exit with `code`; its standard output.
+fn on_store(db: &str, args: &[&str], code: i32) -> String {
+    stdout(&ango().args(args).args(["--db", db]).assert().code(code))
+}
+
+/// The recipes' import step over `fetched` into `db`.
+fn import_fetched(fetched: &Path, db: &str) -> std::process::Output {
+    std::process::Command::new(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/recipes/import-fetched.sh"),
+    )
+    .arg(fetched)
+    .args(["--db", db])
+    .env("ANGO", env!("CARGO_BIN_EXE_ango"))
+    .output()
+    .unwrap()
+}
+
 #[test]
 fn import_is_idempotent_and_refuses_what_is_not_a_finished_run() {
     let f = fixture();
@@ -187,27 +204,20 @@ fn a_default_store_lives_in_the_data_directory() {
 #[test]
 fn table_check_export_and_compare_read_the_store() {
     let f = fixture();
-    ango()
-        .args(["import", "--db", &f.db])
-        .arg(f.root.join("r1"))
-        .arg(f.root.join("r2"))
-        .assert()
-        .code(0);
+    let (r1, r2) = (f.root.join("r1"), f.root.join("r2"));
+    on_store(
+        &f.db,
+        &["import", r1.to_str().unwrap(), r2.to_str().unwrap()],
+        0,
+    );
     // The table: one row per run here (one testbed), a column per backend.
-    let a = ango()
-        .args([
-            "table",
-            "--db",
-            &f.db,
-            "--where",
-            "algorithm=aes-128-gcm",
-            "--rows",
-            "run",
-        ])
-        .args(["--format", "json"])
-        .assert()
-        .code(0);
-    let t: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+    let gcm = ["table", "--where", "algorithm=aes-128-gcm"];
+    let t: serde_json::Value = serde_json::from_str(&on_store(
+        &f.db,
+        &[&gcm[..], &["--rows", "run", "--format", "json"]].concat(),
+        0,
+    ))
+    .unwrap();
     assert_eq!(t["cols"], serde_json::json!(["ango", "openssl"]));
     assert_eq!(t["cells"].as_array().unwrap().len(), 4);
     let cell = &t["cells"][3];
@@ -215,42 +225,23 @@ fn table_check_export_and_compare_read_the_store() {
     assert_eq!(cell["median"], 1250.0);
     assert_eq!(cell["samples"], 15);
     assert_eq!(cell["library_version"], "openssl 1.0");
-    let a = ango()
-        .args([
-            "table",
-            "--db",
-            &f.db,
-            "--where",
-            "algorithm=aes-128-gcm",
-            "--format",
-            "html",
-        ])
-        .assert()
-        .code(0);
-    let html = stdout(&a);
+    let html = on_store(&f.db, &[&gcm[..], &["--format", "html"]].concat(), 0);
     assert!(
         html.starts_with("<!DOCTYPE html>") && html.contains("<svg"),
         "{html}"
     );
     // The check: AES-GCM 25% slower on both backends, ChaCha the same.
-    let a = ango()
-        .args([
-            "check",
-            "--db",
-            &f.db,
-            "--testbed",
-            &f.testbed[..8],
-            "--baseline",
-            "previous",
-        ])
-        .args(["--format", "json"])
-        .assert()
-        .code(1);
-    let c: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+    let tb = &f.testbed[..8];
+    let check = ["check", "--testbed", tb, "--baseline", "previous"];
+    let c: serde_json::Value = serde_json::from_str(&on_store(
+        &f.db,
+        &[&check[..], &["--format", "json"]].concat(),
+        1,
+    ))
+    .unwrap();
     assert_eq!(c["regressions"], 2);
     for ch in c["changes"].as_array().unwrap() {
-        let k = ch["key"].as_str().unwrap();
-        if k.contains("aes-128-gcm") {
+        if ch["key"].as_str().unwrap().contains("aes-128-gcm") {
             assert_eq!(ch["verdict"], "slower", "{ch}");
             assert!((ch["change"].as_f64().unwrap() - 0.25).abs() < 1e-9);
             assert_eq!(ch["test"], "mann-whitney (normal approximation)");
@@ -259,70 +250,47 @@ fn table_check_export_and_compare_read_the_store() {
             assert_eq!(ch["verdict"], "same", "{ch}");
         }
     }
+    let text = flat(&on_store(&f.db, &check, 1));
+    assert!(text.contains("slower speed/aes-128-gcm"), "{text}");
+    assert!(text.contains("4 compared: 2 slower, 0 faster"), "{text}");
     // Checked the other way round, nothing got slower: exit 0.
-    ango()
-        .args([
-            "check",
-            "--db",
-            &f.db,
-            "--testbed",
-            &f.testbed,
-            "--baseline",
-            "20261202",
-        ])
-        .args(["--run", "20261201"])
-        .assert()
-        .code(0);
+    let back = [
+        "check",
+        "--testbed",
+        tb,
+        "--baseline",
+        "20261202",
+        "--run",
+        "20261201",
+    ];
+    on_store(&f.db, &back, 0);
     // A testbed's first run has nothing before it.
     rejects(
-        &[
-            "check",
-            "--db",
-            &f.db,
-            "--testbed",
-            &f.testbed,
-            "--baseline",
-            "previous",
-            "--run",
-            "20261201",
-        ],
+        &[&check[..], &["--run", "20261201", "--db", &f.db]].concat(),
         "is the testbed's first",
     );
     // Export: BMF of the testbed's newest run; CSV of everything.
-    let a = ango()
-        .args([
-            "export",
-            "--db",
-            &f.db,
-            "--where",
-            &format!("testbed={}", f.testbed),
-        ])
-        .args(["--format", "bmf"])
-        .assert()
-        .code(0);
-    let bmf: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+    let where_tb = format!("testbed={}", f.testbed);
+    let bmf: serde_json::Value = serde_json::from_str(&on_store(
+        &f.db,
+        &["export", "--where", &where_tb, "--format", "bmf"],
+        0,
+    ))
+    .unwrap();
     assert_eq!(
         bmf["speed/aes-128-gcm/encrypt/openssl/16384"]["latency"]["value"],
         1250.0
     );
-    let a = ango()
-        .args(["export", "--db", &f.db, "--format", "csv"])
-        .assert()
-        .code(0);
-    assert_eq!(stdout(&a).lines().count(), 9);
+    let csv = on_store(&f.db, &["export", "--format", "csv"], 0);
+    assert_eq!(csv.lines().count(), 9);
     // compare reads stored runs by id prefix or testbed.
-    let a = ango()
-        .args([
-            "compare",
-            "--db",
-            &f.db,
-            "run:20261201",
-            &format!("testbed:{}", &f.testbed[..6]),
-        ])
-        .args(["--format", "json"])
-        .assert()
-        .code(0);
-    let rows: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+    let newest = format!("testbed:{}", &f.testbed[..6]);
+    let rows: serde_json::Value = serde_json::from_str(&on_store(
+        &f.db,
+        &["compare", "run:20261201", &newest, "--format", "json"],
+        0,
+    ))
+    .unwrap();
     assert_eq!(rows.as_array().unwrap().len(), 4);
     rejects(
         &["compare", "--db", &f.db, "run:2026", "run:20261201"],
@@ -350,45 +318,31 @@ fn the_recipe_import_step_files_runs_under_their_hosts() {
         .unwrap();
     assert!(st.success());
     copy_dir(&f.root.join("r2"), &b.join("run"));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/recipes/import-fetched.sh");
-    let out = std::process::Command::new(script)
-        .arg(&fetched)
-        .args(["--db", &f.db])
-        .env("ANGO", env!("CARGO_BIN_EXE_ango"))
-        .output()
-        .unwrap();
+    let out = import_fetched(&fetched, &f.db);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let a = ango()
-        .args([
+    let csv = on_store(
+        &f.db,
+        &[
             "table",
-            "--db",
-            &f.db,
             "--where",
             "algorithm=chacha20-poly1305",
             "--rows",
             "host",
-        ])
-        .args(["--format", "csv"])
-        .assert()
-        .code(0);
-    let csv = stdout(&a);
+            "--format",
+            "csv",
+        ],
+        0,
+    );
     assert!(
         csv.contains("bench-a,ango,") && csv.contains("bench-b,openssl,"),
         "{csv}"
     );
     // Run again: everything is unchanged.
-    let again = std::process::Command::new(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/recipes/import-fetched.sh"),
-    )
-    .arg(&fetched)
-    .args(["--db", &f.db])
-    .env("ANGO", env!("CARGO_BIN_EXE_ango"))
-    .output()
-    .unwrap();
+    let again = import_fetched(&fetched, &f.db);
     assert!(again.status.success());
     assert_eq!(
         flat(&String::from_utf8_lossy(&again.stdout))
