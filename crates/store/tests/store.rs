@@ -115,17 +115,7 @@ fn scenario(c: &mut dyn Conn, dirs: &[PathBuf]) -> String {
         }
     }
     // Again: nothing changes.
-    let before: Vec<i64> = [
-        "runs",
-        "points",
-        "samples",
-        "findings",
-        "testbeds",
-        "libraries",
-    ]
-    .iter()
-    .map(|t| count(c, t))
-    .collect();
+    let before = counts(c);
     for d in dirs {
         let run = import::read_run(d, None, true).unwrap();
         assert_eq!(
@@ -135,17 +125,7 @@ fn scenario(c: &mut dyn Conn, dirs: &[PathBuf]) -> String {
             }
         );
     }
-    let after: Vec<i64> = [
-        "runs",
-        "points",
-        "samples",
-        "findings",
-        "testbeds",
-        "libraries",
-    ]
-    .iter()
-    .map(|t| count(c, t))
-    .collect();
+    let after = counts(c);
     assert_eq!(before, after);
     out.push_str(&format!("counts {after:?}\n"));
     // The table across machines: AES-GCM at 1 KiB, testbed × backend.

@@ -139,52 +139,58 @@ fn import_is_idempotent_and_refuses_what_is_not_a_finished_run() {
         .assert()
         .code(0);
     assert!(flat(&stdout(&a)).contains("1 imported"), "{}", stdout(&a));
-    // Bad store URLs and formats.
-    rejects(
-        &["import", "--db", "mysql://x", "d"],
-        "valid: sqlite:PATH or postgres://",
-    );
-    rejects(&["import", "--db", "sqlite:", "d"], "no path after sqlite:");
-    rejects(
-        &["table", "--db", &f.db, "--rows", "colour"],
-        "--rows colour: unknown key; valid: testbed",
-    );
-    rejects(
-        &["table", "--db", &f.db, "--where", "colour=red"],
-        "unknown key 'colour'",
-    );
-    rejects(
-        &["table", "--db", &f.db, "--format", "pdf"],
-        "valid: table, json, csv, md, html",
-    );
-    rejects(
-        &["export", "--db", &f.db, "--format", "xml"],
-        "valid: bmf, csv, parquet",
-    );
-    rejects(
-        &[
-            "check",
-            "--db",
-            &f.db,
-            "--testbed",
-            "zzzz",
-            "--baseline",
-            "previous",
-        ],
-        "--testbed zzzz: no such testbed; valid: ",
-    );
-    rejects(
-        &[
-            "check",
-            "--db",
-            &f.db,
-            "--testbed",
-            &f.testbed,
-            "--baseline",
-            "history:0",
-        ],
-        "N must be a whole number above 0",
-    );
+    // Bad store URLs, keys and formats: one line naming the valid choices.
+    let db = f.db.as_str();
+    let tb = f.testbed.as_str();
+    for (args, says) in [
+        (
+            &["import", "--db", "mysql://x", "d"][..],
+            "valid: sqlite:PATH or postgres://",
+        ),
+        (&["import", "--db", "sqlite:", "d"], "no path after sqlite:"),
+        (
+            &["table", "--db", db, "--rows", "colour"],
+            "--rows colour: unknown key; valid: testbed",
+        ),
+        (
+            &["table", "--db", db, "--where", "colour=red"],
+            "unknown key 'colour'",
+        ),
+        (
+            &["table", "--db", db, "--format", "pdf"],
+            "valid: table, json, csv, md, html",
+        ),
+        (
+            &["export", "--db", db, "--format", "xml"],
+            "valid: bmf, csv, parquet",
+        ),
+        (
+            &[
+                "check",
+                "--db",
+                db,
+                "--testbed",
+                "zzzz",
+                "--baseline",
+                "previous",
+            ],
+            "--testbed zzzz: no such testbed; valid: ",
+        ),
+        (
+            &[
+                "check",
+                "--db",
+                db,
+                "--testbed",
+                tb,
+                "--baseline",
+                "history:0",
+            ],
+            "N must be a whole number above 0",
+        ),
+    ] {
+        rejects(args, says);
+    }
 }
 
 #[test]
