@@ -864,8 +864,7 @@ pub struct CompareArgs {
     pub a: String,
     /// DIR, run:RUN_ID or testbed:T, with @key=value[,key=value] filters.
     pub b: String,
-    /// The store run: and testbed: selectors read (as `ango import --db`).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help = DB_HELP)]
     pub db: Option<String>,
     /// table, json, csv, md or html (a page of the table).
     #[arg(long, default_value = "table")]
@@ -898,7 +897,7 @@ pub struct TableArgs {
     pub db: Option<String>,
     /// Which points: KEY=VALUE[,KEY=VALUE...], a value may list alternatives with `|` (keys:
     /// testbed, host, run, suite, metric, algorithm, operation, backend, implementation, hw,
-    /// size, workers, library_version, arch, cpu).
+    /// size, workers, library_version, arch, cpu) [default: every stored point].
     #[arg(long = "where", value_name = "FILTERS")]
     pub where_: Option<String>,
     /// The key(s) of the rows, comma-separated.
@@ -935,7 +934,7 @@ pub struct CheckArgs {
     /// The false discovery rate the p-values are held to (Benjamini–Hochberg).
     #[arg(long, default_value_t = 0.05, value_name = "LEVEL")]
     pub alpha: f64,
-    /// Which points (as `ango table --where`).
+    /// Which points (as `ango table --where`) [default: every point of the two runs].
     #[arg(long = "where", value_name = "FILTERS")]
     pub where_: Option<String>,
     /// table or json.
@@ -950,13 +949,13 @@ pub struct ExportArgs {
     pub dir: Option<std::path::PathBuf>,
     #[arg(long, value_name = "URL", help = DB_HELP)]
     pub db: Option<String>,
-    /// Which stored points (as `ango table --where`).
+    /// Which stored points (as `ango table --where`) [default: every stored point].
     #[arg(long = "where", value_name = "FILTERS")]
     pub where_: Option<String>,
     /// bmf (Bencher Metric Format: one run, the newest of the selection's testbed), csv or parquet.
     #[arg(long, value_name = "FORMAT")]
     pub format: String,
-    /// Write to this new file instead of standard output (required for parquet).
+    /// Write to this new file (required for parquet) [default: standard output].
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
 }
