@@ -955,7 +955,8 @@ pub struct ExportArgs {
     /// bmf (Bencher Metric Format: one run, the newest of the selection's testbed), csv or parquet.
     #[arg(long, value_name = "FORMAT")]
     pub format: String,
-    /// Write to this new file (required for parquet) [default: standard output].
+    /// Write to this new file [default: standard output, unless it is a terminal and the format
+    /// is parquet].
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
 }

@@ -478,9 +478,11 @@ pub(crate) fn export_cmd(a: &ExportArgs) -> Result<i32> {
         "csv" => ango_store::export::csv(&rows).into_bytes(),
         #[cfg(feature = "parquet")]
         "parquet" => {
-            if a.out.is_none() {
+            use std::io::IsTerminal;
+            if a.out.is_none() && std::io::stdout().is_terminal() {
                 return Err(Error::usage(
-                    "--format parquet writes a binary file: give --out FILE",
+                    "--format parquet writes a binary file: give --out FILE, or redirect \
+                     standard output",
                 ));
             }
             ango_store::export::parquet(&rows)?

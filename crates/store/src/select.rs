@@ -34,6 +34,8 @@ pub fn column(key: &str) -> Option<&'static str> {
         "label" => "host",
         "run_id" => "run",
         "size_bytes" => "size",
+        // A public-key point's timing (`operation`, `api-call`) is its hw column.
+        "timing" => "hw",
         k => k,
     };
     KEYS.iter().find(|(k, _)| *k == key).map(|(_, c)| *c)

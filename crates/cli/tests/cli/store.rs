@@ -289,6 +289,26 @@ fn table_check_export_and_compare_read_the_store() {
     );
     let csv = on_store(&f.db, &["export", "--format", "csv"], 0);
     assert_eq!(csv.lines().count(), 9);
+    // Parquet to a redirected standard output, and to a new file only.
+    let pq = ango()
+        .args(["export", "--db", &f.db, "--format", "parquet"])
+        .assert()
+        .code(0);
+    assert!(pq.get_output().stdout.starts_with(b"PAR1"));
+    let file = f.root.join("points.parquet");
+    let out = [
+        "export",
+        "--format",
+        "parquet",
+        "--out",
+        file.to_str().unwrap(),
+    ];
+    on_store(&f.db, &out, 0);
+    assert!(std::fs::read(&file).unwrap().ends_with(b"PAR1"));
+    rejects(
+        &[&out[..], &["--db", &f.db]].concat(),
+        "exists; give a new file",
+    );
     // compare reads stored runs by id prefix or testbed.
     let newest = format!("testbed:{}", &f.testbed[..6]);
     let rows: serde_json::Value = serde_json::from_str(&on_store(
