@@ -7,6 +7,7 @@
 
 pub mod algo;
 pub mod catalog;
+pub mod csv;
 pub mod ct;
 pub mod cycles;
 pub mod error;

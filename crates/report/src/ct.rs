@@ -158,13 +158,7 @@ pub fn text_table(records: &[CtRecord]) -> String {
 }
 
 pub fn csv(records: &[CtRecord]) -> String {
-    let q = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
+    let q = ango_core::csv::field;
     let mut out = COLUMNS.join(",") + ",memcheck_findings\n";
     for r in records {
         let mut row: Vec<String> = cells(r).iter().map(|c| q(c)).collect();

@@ -770,13 +770,7 @@ const CSV_HEADER: &str = "algorithm,cipher,backend,implementation,key_bits,opera
 
 /// One line per record.
 pub fn csv(rs: &[CyclesRecord]) -> String {
-    let q = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
+    let q = ango_core::csv::field;
     let opt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
     let mut out = format!("{CSV_HEADER}\n");
     for r in rs {

@@ -484,12 +484,7 @@ pub(crate) fn json_text(v: &serde_json::Value) -> String {
 }
 
 fn csv_cell(v: &serde_json::Value) -> String {
-    let s = json_text(v);
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
+    ango_core::csv::field(&json_text(v))
 }
 
 pub fn csv(records: &[SpeedRecord]) -> String {

@@ -239,16 +239,7 @@ impl Table {
 
 /// One CSV line of `fields`.
 pub fn csv_line<'a>(fields: impl IntoIterator<Item = &'a str>) -> String {
-    let v: Vec<String> = fields
-        .into_iter()
-        .map(|f| {
-            if f.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", f.replace('"', "\"\""))
-            } else {
-                f.to_string()
-            }
-        })
-        .collect();
+    let v: Vec<String> = fields.into_iter().map(ango_core::csv::field).collect();
     format!("{}\r\n", v.join(","))
 }
 

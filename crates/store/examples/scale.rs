@@ -31,7 +31,7 @@ fn arg(args: &[String], name: &str, default: &str) -> String {
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    ango_harness::stats::quantile_sorted(v, 0.5)
 }
 
 const BACKENDS: [&str; 20] = [

@@ -16,6 +16,7 @@ use crate::mwu;
 use crate::point::Better;
 use crate::select::{self, Filter, Row};
 use ango_core::{Error, Result};
+use ango_harness::stats::quantile_sorted;
 use std::collections::BTreeMap;
 
 /// The fewest raw samples on each side for the rank test.
@@ -203,16 +204,6 @@ fn pick_run(runs: &[(String, String, String)], id: &str, what: &str) -> Result<u
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 pub fn check(c: &mut dyn Conn, spec: &Spec) -> Result<Outcome> {
     let (testbed, description) = resolve_testbed(c, &spec.testbed)?;
     let runs = runs_of(c, &testbed)?;
@@ -294,7 +285,8 @@ pub fn check(c: &mut dyn Conn, spec: &Spec) -> Result<Outcome> {
             continue;
         };
         let mut medians: Vec<f64> = brs.iter().filter_map(|r| r.point.median).collect();
-        let bm = median(&mut medians);
+        medians.sort_by(f64::total_cmp);
+        let bm = quantile_sorted(&medians, 0.5);
         let cs = select::samples(c, &cr.run_id, &k.0, &k.1)?.unwrap_or_default();
         let mut bs = Vec::new();
         for r in brs {

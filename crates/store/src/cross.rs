@@ -282,24 +282,16 @@ pub fn table(c: &mut dyn Conn, spec: &Spec) -> Result<Cross> {
         if vals.len() < 2 {
             continue;
         }
-        let best = vals
-            .iter()
-            .copied()
-            .reduce(|a, b| match better {
-                Better::Lower if b.1 < a.1 => b,
-                Better::Higher if b.1 > a.1 => b,
-                _ => a,
-            })
-            .expect("two values");
-        let worst = vals
-            .iter()
-            .copied()
-            .reduce(|a, b| match better {
-                Better::Lower if b.1 > a.1 => b,
-                Better::Higher if b.1 < a.1 => b,
-                _ => a,
-            })
-            .expect("two values");
+        // A figure's cost: smaller is better either way.
+        let cost = |v: f64| if better == Better::Lower { v } else { -v };
+        let first_by = |key: &dyn Fn(f64) -> f64| {
+            vals.iter()
+                .copied()
+                .min_by(|a, b| key(a.1).total_cmp(&key(b.1)))
+                .expect("two values")
+        };
+        let best = first_by(&cost);
+        let worst = first_by(&|v| -cost(v));
         let ratio = if better == Better::Lower {
             worst.1 / best.1
         } else {

@@ -237,21 +237,13 @@ pub fn fields(r: &Row) -> Vec<Field> {
     ]
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 pub fn csv(rows: &[Row]) -> String {
     let mut out = COLUMNS.iter().map(|c| c.0).collect::<Vec<_>>().join(",") + "\n";
     for r in rows {
         let line: Vec<String> = fields(r)
             .into_iter()
             .map(|f| match f {
-                Field::Text(s) => csv_field(&s),
+                Field::Text(s) => ango_core::csv::field(&s),
                 Field::Int(i) => i.map_or(String::new(), |x| x.to_string()),
                 Field::Real(x) => x.map_or(String::new(), |x| format!("{x}")),
             })
@@ -260,6 +252,28 @@ pub fn csv(rows: &[Row]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Column `col` of `table` as Parquet writes an optional column: the
+/// values present, and a definition level per row (1 present, 0 null).
+#[cfg(feature = "parquet")]
+fn optional<T>(
+    table: &[Vec<Field>],
+    col: usize,
+    pick: impl Fn(&Field) -> Option<T>,
+) -> (Vec<T>, Vec<i16>) {
+    let mut vals = Vec::new();
+    let mut def = Vec::new();
+    for r in table {
+        match pick(&r[col]) {
+            Some(x) => {
+                vals.push(x);
+                def.push(1);
+            }
+            None => def.push(0),
+        }
+    }
+    (vals, def)
 }
 
 /// The rows as a Parquet file (one row group; text as UTF-8 byte
@@ -305,33 +319,19 @@ pub fn parquet(rows: &[Row]) -> Result<Vec<u8>> {
                         .map_err(pe)?;
                 }
                 Kind::Int => {
-                    let mut vals = Vec::new();
-                    let mut def = Vec::new();
-                    for r in &table {
-                        match r[col] {
-                            Field::Int(Some(x)) => {
-                                vals.push(x);
-                                def.push(1);
-                            }
-                            _ => def.push(0),
-                        }
-                    }
+                    let (vals, def) = optional(&table, col, |f| match f {
+                        Field::Int(x) => *x,
+                        _ => None,
+                    });
                     cw.typed::<Int64Type>()
                         .write_batch(&vals, Some(&def), None)
                         .map_err(pe)?;
                 }
                 Kind::Real => {
-                    let mut vals = Vec::new();
-                    let mut def = Vec::new();
-                    for r in &table {
-                        match r[col] {
-                            Field::Real(Some(x)) => {
-                                vals.push(x);
-                                def.push(1);
-                            }
-                            _ => def.push(0),
-                        }
-                    }
+                    let (vals, def) = optional(&table, col, |f| match f {
+                        Field::Real(x) => *x,
+                        _ => None,
+                    });
                     cw.typed::<DoubleType>()
                         .write_batch(&vals, Some(&def), None)
                         .map_err(pe)?;

@@ -220,7 +220,7 @@ pub fn content_hash(dir: &Path) -> Result<String> {
 /// a TLS combination's handshake times by group and signatures, in order.
 fn read_samples(dir: &Path, records: &[Record]) -> Result<BTreeMap<(String, String), Vec<f64>>> {
     let mut out = BTreeMap::new();
-    let mut speed: HashMap<String, VecDeque<(String, String)>> = HashMap::new();
+    let mut speed: HashMap<String, VecDeque<String>> = HashMap::new();
     let mut speed_impl: HashMap<String, VecDeque<String>> = HashMap::new();
     let mut pk: HashMap<String, String> = HashMap::new();
     let mut tls: HashMap<String, VecDeque<String>> = HashMap::new();
@@ -237,10 +237,7 @@ fn read_samples(dir: &Path, records: &[Record]) -> Result<BTreeMap<(String, Stri
                     s.size_bytes,
                     s.workers
                 );
-                speed
-                    .entry(g.clone())
-                    .or_default()
-                    .push_back((s.implementation.clone(), r.key()));
+                speed.entry(g.clone()).or_default().push_back(r.key());
                 speed_impl
                     .entry(format!("{g}/{}", s.implementation))
                     .or_default()
@@ -276,10 +273,7 @@ fn read_samples(dir: &Path, records: &[Record]) -> Result<BTreeMap<(String, Stri
             s.suite, s.algorithm, s.operation, s.backend, s.hw, s.size_bytes, s.workers
         );
         let key = if implementation.is_empty() {
-            speed
-                .get_mut(&g)
-                .and_then(|q| q.pop_front())
-                .map(|(_, k)| k)
+            speed.get_mut(&g).and_then(|q| q.pop_front())
         } else {
             speed_impl
                 .get_mut(&format!("{g}/{implementation}"))

@@ -126,21 +126,19 @@ pub fn rows(c: &mut dyn Conn, filters: &[Filter]) -> Result<Vec<Row>> {
         let numeric = matches!(f.column, "p.size_bytes" | "p.workers");
         let mut alts = Vec::new();
         for v in &f.values {
-            params.push(if numeric {
-                Value::Int(v.parse().map_err(|_| {
-                    Error::usage(format!("--where {}={v}: not a whole number", f.key))
-                })?)
-            } else {
-                Value::from(v)
-            });
             // A testbed is also found by a prefix of its fingerprint.
-            if f.column == "r.testbed" {
-                alts.push(format!("{} LIKE ${}", f.column, params.len()));
-                let last = params.len() - 1;
-                params[last] = Value::Text(format!("{v}%"));
+            let (op, value) = if f.column == "r.testbed" {
+                ("LIKE", Value::Text(format!("{v}%")))
+            } else if numeric {
+                let n = v.parse().map_err(|_| {
+                    Error::usage(format!("--where {}={v}: not a whole number", f.key))
+                })?;
+                ("=", Value::Int(n))
             } else {
-                alts.push(format!("{} = ${}", f.column, params.len()));
-            }
+                ("=", Value::from(v))
+            };
+            params.push(value);
+            alts.push(format!("{} {op} ${}", f.column, params.len()));
         }
         sql.push_str(&format!("({})", alts.join(" OR ")));
     }

@@ -72,22 +72,11 @@ pub struct SpeedPoint<'a> {
     pub samples: Vec<f64>,
 }
 
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
-
 /// The JSON line of a speed record for `p` in run `run_id`.
 pub fn speed_record(run_id: &str, p: &SpeedPoint) -> serde_json::Value {
-    let m = median(&p.samples);
     let mut s = p.samples.clone();
     s.sort_by(f64::total_cmp);
+    let m = ango_harness::stats::quantile_sorted(&s, 0.5);
     let q = |f: f64| s[((s.len() - 1) as f64 * f).round() as usize];
     json!({
         "schema": 2, "schema_version": 2, "suite": "speed", "run_id": run_id,
