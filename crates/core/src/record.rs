@@ -150,6 +150,15 @@ pub struct Paired {
     pub estimator: String,
     /// Rounds taken (one sample of every member each).
     pub rounds: u64,
+    /// Rounds that fell in a spell: most members more than 10% slower than
+    /// their usual, the 20th percentile of their samples (0 in older
+    /// runs).
+    #[serde(default)]
+    pub rounds_disturbed: u64,
+    /// Rounds the ratios are taken from: the undisturbed ones when at
+    /// least 20 are, else all (0 in older runs, which used all).
+    #[serde(default)]
+    pub rounds_used: u64,
     /// Whether every member's ratio to the group's fastest had a 95%
     /// interval within `steady_within` when the rounds ended.
     pub steady: bool,
@@ -381,8 +390,9 @@ pub struct EnvInfo {
     pub interrupted: bool,
 }
 
-/// The machine's noise over a run: the hypervisor's steal time and a fixed
-/// calibration loop timed before and after.
+/// The machine's noise over a run: the hypervisor's steal time, a fixed
+/// calibration loop timed before and after, and the share of side-by-side
+/// rounds that fell in a spell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Noise {
     /// Steal time as a percentage of all CPU time over the run, from
@@ -393,12 +403,20 @@ pub struct Noise {
     /// point and after the last.
     pub before: Option<NoiseProbe>,
     pub after: Option<NoiseProbe>,
+    /// Side-by-side rounds the run took (speed and latency groups, ango's
+    /// tuning), and how many fell in a spell: most of the group's members
+    /// more than 10% slower than their usual (the 20th percentile of their
+    /// samples); null while the run goes on and in older runs.
+    #[serde(default)]
+    pub rounds: Option<u64>,
+    #[serde(default)]
+    pub rounds_disturbed: Option<u64>,
     /// In words: the probes' spread and drift, and what difference the
     /// run can be trusted to resolve.
     pub summary: String,
 }
 
-/// One timing of the fixed calibration loop: `samples` runs of it.
+/// One timing of a fixed probe: `samples` runs of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NoiseProbe {
     pub samples: u64,
@@ -414,18 +432,51 @@ impl Noise {
         before: Option<NoiseProbe>,
         after: Option<NoiseProbe>,
     ) -> Noise {
+        let mut n = Noise {
+            steal_percent,
+            before,
+            after,
+            rounds: None,
+            rounds_disturbed: None,
+            summary: String::new(),
+        };
+        n.summary = n.summarise();
+        n
+    }
+
+    /// The same with the run's (rounds, rounds in a spell), the summary
+    /// written again.
+    pub fn with_rounds(mut self, (rounds, disturbed): (u64, u64)) -> Noise {
+        self.rounds = Some(rounds);
+        self.rounds_disturbed = Some(disturbed);
+        self.summary = self.summarise();
+        self
+    }
+
+    /// The share of the run's side-by-side rounds that fell in a spell, in
+    /// percent (None without rounds).
+    pub fn disturbed_percent(&self) -> Option<f64> {
+        match (self.rounds, self.rounds_disturbed) {
+            (Some(r), Some(d)) if r > 0 => Some(100.0 * d as f64 / r as f64),
+            _ => None,
+        }
+    }
+
+    fn summarise(&self) -> String {
+        let (before, after) = (&self.before, &self.after);
         let mut parts = Vec::new();
-        if let Some(s) = steal_percent {
+        if let Some(s) = self.steal_percent {
             parts.push(format!("steal time {s:.2}% of CPU time over the run"));
         }
         let cv = |p: &NoiseProbe| p.robust_cv * 100.0;
-        match (&before, &after) {
+        let drift_of = |b: &NoiseProbe, a: &NoiseProbe| (a.median_ns / b.median_ns - 1.0) * 100.0;
+        match (before, after) {
             (Some(b), Some(a)) => parts.push(format!(
                 "calibration loop robust CV {:.1}% before, {:.1}% after, its median {:+.1}% from \
                  before to after",
                 cv(b),
                 cv(a),
-                (a.median_ns / b.median_ns - 1.0) * 100.0
+                drift_of(b, a)
             )),
             (Some(b), None) => parts.push(format!(
                 "calibration loop robust CV {:.1}% before the run",
@@ -433,19 +484,28 @@ impl Noise {
             )),
             _ => {}
         }
-        let worst = [&before, &after]
+        let disturbed = self.disturbed_percent();
+        if let (Some(p), Some(r)) = (disturbed, self.rounds) {
+            parts.push(format!(
+                "{p:.1}% of the {r} side-by-side rounds fell in a spell (most members of the \
+                 group over 10% slower than usual together; left out of the paired ratios)"
+            ));
+        }
+        let worst = [before, after]
             .iter()
             .filter_map(|p| p.as_ref().map(cv))
             .fold(0.0, f64::max);
-        let drift = match (&before, &after) {
-            (Some(b), Some(a)) => (a.median_ns / b.median_ns - 1.0).abs() * 100.0,
+        let drift = match (before, after) {
+            (Some(b), Some(a)) => drift_of(b, a).abs(),
             _ => 0.0,
         };
-        let steal = steal_percent.unwrap_or(0.0);
-        let verdict = if worst <= 2.0 && drift <= 2.0 && steal <= 1.0 {
-            "a quiet machine: a 5% difference between two points is real even when they were \
-             not sampled side by side"
-        } else if worst <= 5.0 && drift <= 5.0 && steal <= 5.0 {
+        let steal = self.steal_percent.unwrap_or(0.0);
+        let spells = disturbed.unwrap_or(0.0);
+        let verdict = if worst <= 2.0 && drift <= 2.0 && steal <= 1.0 && spells <= 2.0 {
+            "a quiet machine: a 5% difference between two points is likely real even when they \
+             were not sampled side by side (a spell over a whole group shows only when the run \
+             is repeated)"
+        } else if worst <= 5.0 && drift <= 5.0 && steal <= 5.0 && spells <= 10.0 {
             "a somewhat noisy machine: trust a 5% difference only from the paired ratios of \
              implementations sampled side by side"
         } else {
@@ -455,12 +515,7 @@ impl Noise {
         if !parts.is_empty() {
             parts.push(verdict.into());
         }
-        Noise {
-            steal_percent,
-            before,
-            after,
-            summary: parts.join("; "),
-        }
+        parts.join("; ")
     }
 }
 

@@ -9,6 +9,7 @@
 //!    `min_samples`), each the mean over its iterations; all are kept.
 
 use crate::cycles::{CycleCounter, CycleSource};
+use crate::noise;
 use crate::stats::{self, quantile_sorted, Summary};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -254,6 +255,35 @@ pub struct InTurn<E> {
     pub steady: bool,
     /// How many time budgets the rounds took (at most `plan.budgets`).
     pub budgets_used: usize,
+    /// Round by round, whether it fell in a spell: most members more than
+    /// [`noise::DISTURBED_ABOVE`] slower than usual
+    /// ([`noise::disturbed_rounds`]).
+    pub disturbed: Vec<bool>,
+}
+
+/// The rounds a group's paired ratios are taken from: the undisturbed
+/// ones when there are at least [`MIN_STEADY_ROUNDS`] of them and any
+/// round was disturbed; None (every round) otherwise.
+///
+/// ```
+/// use ango_harness::measure::quiet_rounds;
+/// let mut d = vec![false; 25];
+/// d.extend([true; 5]);
+/// assert_eq!(quiet_rounds(&d), Some((0..25).collect()));
+/// assert_eq!(quiet_rounds(&[false; 30]), None);
+/// assert_eq!(quiet_rounds(&[true; 30]), None);
+/// ```
+pub fn quiet_rounds(disturbed: &[bool]) -> Option<Vec<usize>> {
+    let quiet: Vec<usize> = (0..disturbed.len()).filter(|&r| !disturbed[r]).collect();
+    (quiet.len() >= MIN_STEADY_ROUNDS && quiet.len() < disturbed.len()).then_some(quiet)
+}
+
+/// `v`'s entries at `rounds` (all of `v` for None).
+pub fn at_rounds(v: &[f64], rounds: Option<&[usize]>) -> Vec<f64> {
+    match rounds {
+        Some(r) => r.iter().filter_map(|&i| v.get(i).copied()).collect(),
+        None => v.to_vec(),
+    }
 }
 
 /// Measure several operations side by side, as the ratios between them are
@@ -321,15 +351,35 @@ where
     };
     let overhead = timer_overhead_ns(cc);
     let k = ops.len();
+    let disturbed_of = |turns: &[Turn<E>]| -> Vec<bool> {
+        let live: Vec<&[f64]> = turns
+            .iter()
+            .filter(|t| t.failed.is_none())
+            .map(|t| t.ns.as_slice())
+            .collect();
+        noise::disturbed_rounds(&live)
+    };
+    // Steady needs MIN_STEADY_ROUNDS rounds, and is judged on the
+    // undisturbed ones when there are that many.
     let steady_of = |turns: &[Turn<E>]| -> bool {
         let Some(within) = plan.steady_within else {
             return false;
         };
-        let live: Vec<&Vec<f64>> = turns
+        let disturbed = disturbed_of(turns);
+        let quiet = disturbed.iter().filter(|&&d| !d).count();
+        // Too few undisturbed rounds yet: more rounds, unless most are
+        // disturbed, where waiting would likely only spend the retries and
+        // the group is judged on every round.
+        if quiet < MIN_STEADY_ROUNDS && 2 * quiet >= disturbed.len() {
+            return false;
+        }
+        let use_rounds = quiet_rounds(&disturbed);
+        let kept: Vec<Vec<f64>> = turns
             .iter()
             .filter(|t| t.failed.is_none())
-            .map(|t| &t.ns)
+            .map(|t| at_rounds(&t.ns, use_rounds.as_deref()))
             .collect();
+        let live: Vec<&Vec<f64>> = kept.iter().collect();
         if live.len() < 2 {
             return false;
         }
@@ -386,6 +436,8 @@ where
     if !steady {
         steady = steady_of(&turns);
     }
+    let disturbed = disturbed_of(&turns);
+    noise::count_rounds(&disturbed);
     let budgets_used = if exact {
         1
     } else {
@@ -403,6 +455,7 @@ where
         rounds,
         steady,
         budgets_used,
+        disturbed,
     })
 }
 
@@ -708,6 +761,8 @@ mod tests {
             "{}",
             run.rounds
         );
+        // Every round was judged.
+        assert_eq!(run.disturbed.len(), run.rounds);
         let (a, b) = (
             run.results[0].as_ref().unwrap(),
             run.results[1].as_ref().unwrap(),

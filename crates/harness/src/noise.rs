@@ -1,11 +1,32 @@
 //! How noisy the machine is while a run measures: the hypervisor's steal
-//! time from /proc/stat over the run, and a fixed calibration loop timed
-//! before and after it. A reader of a run uses them to judge how small a
-//! difference the run can resolve; the paired ratios of each point say it
-//! exactly for that point.
+//! time from /proc/stat over the run, a fixed calibration loop timed
+//! before and after it, and the share of side-by-side rounds that fell in
+//! a spell. A reader of a run uses them to judge how small a difference the
+//! run can resolve; the paired ratios of each point say it exactly for
+//! that point.
+//!
+//! Spells. On a shared virtual machine the noise comes in spells of a
+//! tenth of a second to a few seconds in which code that reads memory slows
+//! down (AES-GCM sealing 64 B from 34 to 45-70 ns on the Zen 4 this was
+//! written on) while code that works in registers does not: over 90 s of
+//! alternating timings there, AES-GCM was more than 8% slow in 7.3% of
+//! its readings, while the calibration loop and eight chains of AESENC
+//! (128- and 512-bit) were more than 10% slow in under 2% of theirs and in
+//! 4-6% of the AES-GCM timing's slow ones; a
+//! dependent walk through 512 KiB, timed after the other timings, was slow
+//! in 97% of them. So the calibration loop cannot see a spell, and a walk
+//! through memory sees what the code before it left in the caches as much
+//! as the spell (inside a group it reads differently after each member). A
+//! spell shows best in the members themselves: in a round in which most of
+//! them are slower than they usually are ([`disturbed_rounds`]). A spell
+//! over part of a group is left out of its paired ratios
+//! ([`crate::measure::measure_in_turn`]); one over the whole group moves
+//! the ratios of its members, which it slows unequally, by as much as 25%
+//! between two runs, and only running again can show it.
 
 use crate::stats::Summary;
 use ango_core::record::{Noise, NoiseProbe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// The whole machine's CPU time so far, in jiffies: (steal, total), from
@@ -66,11 +87,81 @@ pub fn probe(samples: usize) -> NoiseProbe {
 /// Samples of the fixed loop before and after a run (about 20 ms each).
 pub const PROBE_SAMPLES: usize = 101;
 
+/// A round is disturbed when most members took this much longer than
+/// their usual ([`disturbed_rounds`]).
+pub const DISTURBED_ABOVE: f64 = 0.10;
+
+/// The run's side-by-side rounds, and those that fell in a spell.
+static ROUNDS: AtomicU64 = AtomicU64::new(0);
+static ROUNDS_DISTURBED: AtomicU64 = AtomicU64::new(0);
+
+/// Which rounds of a group fell in a spell. `samples[m][r]` is member
+/// `m`'s time in round `r`; a member's usual time is the 20th percentile of
+/// its samples (a spell over up to four fifths of the rounds leaves it
+/// alone). Round `r` is disturbed when more than half of the members took
+/// over 1 + [`DISTURBED_ABOVE`] times their usual in it (both of two): a
+/// spell slows them together, while one member's own slow moments (a page
+/// fault, a rekeying) are its cost and stay in. A round a member has no
+/// sample of is judged on the others. A member alone is never judged: its
+/// slow moments cannot be told from a spell.
+pub fn disturbed_rounds(samples: &[&[f64]]) -> Vec<bool> {
+    let rounds = samples.iter().map(|s| s.len()).max().unwrap_or(0);
+    if samples.len() < 2 {
+        return vec![false; rounds];
+    }
+    let usual: Vec<f64> = samples
+        .iter()
+        .map(|s| {
+            let mut v = s.to_vec();
+            v.sort_by(f64::total_cmp);
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                crate::stats::quantile_sorted(&v, 0.2)
+            }
+        })
+        .collect();
+    (0..rounds)
+        .map(|r| {
+            let mut rel: Vec<f64> = samples
+                .iter()
+                .zip(&usual)
+                .filter_map(|(s, &u)| s.get(r).map(|&x| x / u))
+                .filter(|x| x.is_finite())
+                .collect();
+            if rel.is_empty() {
+                return false;
+            }
+            rel.sort_by(f64::total_cmp);
+            // The lower middle: the largest share that still leaves more
+            // than half of the members at or above it.
+            rel[(rel.len() - 1) / 2] > 1.0 + DISTURBED_ABOVE
+        })
+        .collect()
+}
+
+/// Count a group's rounds into the run's totals.
+pub fn count_rounds(disturbed: &[bool]) {
+    ROUNDS.fetch_add(disturbed.len() as u64, Ordering::Relaxed);
+    ROUNDS_DISTURBED.fetch_add(
+        disturbed.iter().filter(|&&d| d).count() as u64,
+        Ordering::Relaxed,
+    );
+}
+
+fn rounds_so_far() -> (u64, u64) {
+    (
+        ROUNDS.load(Ordering::Relaxed),
+        ROUNDS_DISTURBED.load(Ordering::Relaxed),
+    )
+}
+
 /// What a run records of the machine's noise: started before the first
 /// point, finished after the last.
 pub struct NoiseWatch {
     steal0: Option<(u64, u64)>,
     before: NoiseProbe,
+    rounds0: (u64, u64),
 }
 
 impl NoiseWatch {
@@ -78,6 +169,7 @@ impl NoiseWatch {
         NoiseWatch {
             steal0: steal_counters(),
             before: probe(PROBE_SAMPLES),
+            rounds0: rounds_so_far(),
         }
     }
 
@@ -95,7 +187,9 @@ impl NoiseWatch {
             }
             _ => None,
         };
-        Noise::from_parts(steal, Some(self.before.clone()), Some(after))
+        let (r, d) = rounds_so_far();
+        let rounds = (r - self.rounds0.0, d - self.rounds0.1);
+        Noise::from_parts(steal, Some(self.before.clone()), Some(after)).with_rounds(rounds)
     }
 }
 
@@ -129,5 +223,44 @@ mod tests {
             assert!((0.0..=100.0).contains(&s), "{s}");
         }
         assert!(!n.summary.is_empty());
+        assert!(n.rounds.is_some() && n.rounds_disturbed.is_some());
+    }
+
+    #[test]
+    fn a_round_is_disturbed_when_most_members_are_slow_in_it() {
+        // Three members, ten rounds; their usual times 10, 20 and 40.
+        let mut a = vec![10.0; 10];
+        let mut b = vec![20.0; 10];
+        let mut c = vec![40.0; 10];
+        // Round 2: two of three 30% slow. Round 5: one alone 50% slow
+        // (its own cost, not a spell).
+        // Round 7: all 9% slow (under the bound). Round 8: two 11% slow.
+        a[2] = 13.0;
+        b[2] = 26.0;
+        c[5] = 60.0;
+        (a[7], b[7], c[7]) = (10.9, 21.8, 43.6);
+        (a[8], c[8]) = (11.1, 44.4);
+        let d = disturbed_rounds(&[&a, &b, &c]);
+        let marked: Vec<usize> = (0..10).filter(|&r| d[r]).collect();
+        assert_eq!(marked, vec![2, 8]);
+        // A spell over seven of ten rounds still stands out from the usual
+        // (the 20th percentile), not from the median.
+        let a: Vec<f64> = (0..10).map(|r| if r < 7 { 15.0 } else { 10.0 }).collect();
+        let b: Vec<f64> = (0..10).map(|r| if r < 7 { 30.0 } else { 20.0 }).collect();
+        let d = disturbed_rounds(&[&a, &b]);
+        assert_eq!(d.iter().filter(|&&x| x).count(), 7);
+        // A member short of rounds (it failed) is left out of the later
+        // ones.
+        let short = [10.0, 10.0];
+        let d = disturbed_rounds(&[&short, &a, &b]);
+        assert_eq!(d.len(), 10);
+        assert!(d[2..7].iter().all(|&x| x));
+        // Of two, both must be slow.
+        let (mut x, y) = (vec![10.0; 5], vec![20.0; 5]);
+        x[1] = 20.0;
+        assert!(disturbed_rounds(&[&x, &y]).iter().all(|&d| !d));
+        assert!(disturbed_rounds(&[]).is_empty());
+        // One member alone: its slow rounds are its own.
+        assert_eq!(disturbed_rounds(&[&a]), vec![false; 10]);
     }
 }

@@ -625,6 +625,8 @@ pub struct GroupRun {
     pub rounds: usize,
     pub steady: bool,
     pub budgets_used: usize,
+    /// Round by round, whether it fell in a spell ([`ango_harness::noise::disturbed_rounds`]).
+    pub disturbed: Vec<bool>,
 }
 
 /// Measure a point of every backend of `group` side by side
@@ -663,12 +665,15 @@ pub fn measure_group(
         rounds: run.rounds,
         steady: run.steady,
         budgets_used: run.budgets_used,
+        disturbed: run.disturbed,
     })
 }
 
 /// Every measured member's [`Paired`](ango_core::Paired) block: its
 /// Hodges-Lehmann ratio to each other measured member (the other's time
-/// over its own, round by round). None for a member measured alone.
+/// over its own, round by round), over the rounds outside spells when
+/// there are enough of them ([`measure::quiet_rounds`]).
+/// None for a member measured alone.
 pub fn paired_blocks(
     group: &[&dyn Backend],
     (a, hw): (Algorithm, Hw),
@@ -676,20 +681,27 @@ pub fn paired_blocks(
     plan: &Plan,
 ) -> Vec<Option<ango_core::Paired>> {
     use ango_harness::stats::{paired_ratio, PAIRED_ESTIMATOR};
-    let ok: Vec<(usize, &measure::Measured)> = run
+    let used = measure::quiet_rounds(&run.disturbed);
+    let rounds_used = used.as_ref().map_or(run.rounds, Vec::len);
+    let ok: Vec<(usize, Vec<f64>)> = run
         .results
         .iter()
         .enumerate()
-        .filter_map(|(i, r)| r.as_ref().ok().map(|m| (i, m)))
+        .filter_map(|(i, r)| {
+            r.as_ref()
+                .ok()
+                .map(|m| (i, measure::at_rounds(&m.sample_ns, used.as_deref())))
+        })
         .collect();
     (0..group.len())
         .map(|i| {
-            let mine = ok.iter().find(|(j, _)| *j == i)?.1;
+            let mine = &ok.iter().find(|(j, _)| *j == i)?.1;
             let vs: Vec<ango_core::PairedVs> = ok
                 .iter()
                 .filter(|(j, _)| *j != i)
-                .filter_map(|&(j, other)| {
-                    let r = paired_ratio(&other.sample_ns, &mine.sample_ns)?;
+                .filter_map(|(j, other)| {
+                    let j = *j;
+                    let r = paired_ratio(other, mine)?;
                     Some(ango_core::PairedVs {
                         backend: group[j].name().into(),
                         implementation: group[j].implementation(a, hw),
@@ -702,6 +714,8 @@ pub fn paired_blocks(
             (!vs.is_empty()).then(|| ango_core::Paired {
                 estimator: PAIRED_ESTIMATOR.into(),
                 rounds: run.rounds as u64,
+                rounds_disturbed: run.disturbed.iter().filter(|&&d| d).count() as u64,
+                rounds_used: rounds_used as u64,
                 steady: run.steady,
                 steady_within: plan.steady_within,
                 vs,
@@ -1031,6 +1045,47 @@ mod tests {
         // A member measured alone has no ratios.
         let alone = measure_group(&[&STEADY], at, &plan(), &cc).unwrap();
         assert!(paired_blocks(&[&STEADY], (a, Hw::On), &alone, &plan())[0].is_none());
+    }
+
+    #[test]
+    fn the_paired_ratios_leave_out_the_rounds_of_a_spell() {
+        let cc = CycleCounter::open();
+        let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
+        let group: [&dyn Backend; 2] = [&STEADY, &JITTERY];
+        let at = Point {
+            a,
+            op,
+            size: 64,
+            aad: 13,
+        };
+        let mut run = measure_group(&group, at, &plan(), &cc).unwrap();
+        assert_eq!(run.disturbed.len(), 30);
+        // Rounds 0-19 quiet with jittery twice as slow; 20-29 in a spell
+        // that slows it five times (a third of the rounds: more than the
+        // Hodges-Lehmann estimate shrugs off).
+        run.results[0].as_mut().unwrap().sample_ns = vec![10.0; 30];
+        run.results[1].as_mut().unwrap().sample_ns =
+            (0..30).map(|r| if r < 20 { 20.0 } else { 50.0 }).collect();
+        run.disturbed = (0..30).map(|r| r >= 20).collect();
+        let p = paired_blocks(&group, (a, Hw::On), &run, &plan());
+        let ps = p[0].as_ref().unwrap();
+        assert_eq!(
+            (ps.rounds, ps.rounds_disturbed, ps.rounds_used),
+            (30, 10, 20)
+        );
+        assert!((ps.vs[0].ratio - 2.0).abs() < 1e-12, "{ps:?}");
+        // Every round counted, the spell moves the ratio (to the square
+        // root of 10, the mixed pairs' average).
+        run.disturbed = vec![false; 30];
+        let p = paired_blocks(&group, (a, Hw::On), &run, &plan());
+        let ps = p[0].as_ref().unwrap();
+        assert_eq!((ps.rounds_disturbed, ps.rounds_used), (0, 30));
+        assert!(ps.vs[0].ratio > 3.0, "{ps:?}");
+        // Fewer than 20 quiet rounds: all are used.
+        run.disturbed = (0..30).map(|r| r >= 19).collect();
+        let p = paired_blocks(&group, (a, Hw::On), &run, &plan());
+        let ps = p[0].as_ref().unwrap();
+        assert_eq!((ps.rounds_disturbed, ps.rounds_used), (11, 30));
     }
 
     #[test]

@@ -540,6 +540,11 @@ fn choose(
         return c;
     };
     c.rounds = run.rounds as u64;
+    // Paired ratios over the rounds outside spells.
+    let quiet = ango_harness::measure::quiet_rounds(&run.disturbed);
+    let at = |m: &ango_harness::Measured| {
+        ango_harness::measure::at_rounds(&m.sample_ns, quiet.as_deref())
+    };
     let mut ranked: Vec<(usize, &ango_harness::Measured)> = run
         .results
         .iter()
@@ -562,7 +567,7 @@ fn choose(
     // The default stays unless it is measurably slower.
     if c.chosen != default {
         if let Some(&(_, dm)) = ranked.iter().find(|(j, _)| name(*j) == default) {
-            let slower = paired_ratio(&dm.sample_ns, &best.sample_ns);
+            let slower = paired_ratio(&at(dm), &at(best));
             if slower.is_none_or(|r| r.ci95_low <= 1.0) {
                 c.chosen = default.to_string();
                 c.kept_default = true;
@@ -576,7 +581,7 @@ fn choose(
         .expect("the chosen one was measured");
     if let Some(&(rj, rm)) = ranked.iter().find(|(j, _)| name(*j) != c.chosen) {
         c.runner_up = Some(name(rj));
-        if let Some(r) = paired_ratio(&rm.sample_ns, &chosen_m.sample_ns) {
+        if let Some(r) = paired_ratio(&at(rm), &at(chosen_m)) {
             c.margin = Some(r.ratio);
             c.margin_ci95_low = Some(r.ci95_low);
             c.margin_ci95_high = Some(r.ci95_high);
