@@ -488,7 +488,8 @@ impl Noise {
         if let (Some(p), Some(r)) = (disturbed, self.rounds) {
             parts.push(format!(
                 "{p:.1}% of the {r} side-by-side rounds fell in a spell (most members of the \
-                 group over 10% slower than usual together; left out of the paired ratios)"
+                 group over 10% slower than usual together; left out of the paired ratios where \
+                 20 others remain)"
             ));
         }
         let worst = [before, after]

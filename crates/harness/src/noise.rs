@@ -8,21 +8,21 @@
 //! Spells. On a shared virtual machine the noise comes in spells of a
 //! tenth of a second to a few seconds in which code that reads memory slows
 //! down (AES-GCM sealing 64 B from 34 to 45-70 ns on the Zen 4 this was
-//! written on) while code that works in registers does not: over 90 s of
-//! alternating timings there, AES-GCM was more than 8% slow in 7.3% of
-//! its readings, while the calibration loop and eight chains of AESENC
-//! (128- and 512-bit) were more than 10% slow in under 2% of theirs and in
-//! 4-6% of the AES-GCM timing's slow ones; a
-//! dependent walk through 512 KiB, timed after the other timings, was slow
-//! in 97% of them. So the calibration loop cannot see a spell, and a walk
-//! through memory sees what the code before it left in the caches as much
-//! as the spell (inside a group it reads differently after each member). A
-//! spell shows best in the members themselves: in a round in which most of
-//! them are slower than they usually are ([`disturbed_rounds`]). A spell
-//! over part of a group is left out of its paired ratios
-//! ([`crate::measure::measure_in_turn`]); one over the whole group moves
-//! the ratios of its members, which it slows unequally, by as much as 25%
-//! between two runs, and only running again can show it.
+//! written on) while code that works in registers does not. Over 90 s of
+//! alternating timings there, AES-GCM was more than 8% slow in 7.3% of its
+//! readings; the calibration loop and eight chains of AESENC (128- and
+//! 512-bit) were more than 10% slow in under 2% of theirs and in 4-6% of
+//! the AES-GCM timing's slow ones; a dependent walk through 512 KiB, timed
+//! after the other timings, was slow in 97% of them. So the calibration
+//! loop cannot see a spell, and a walk through memory sees what the code
+//! before it left in the caches as much as the spell (inside a group it
+//! read differently after each member, and once warmed it saw a third of
+//! the spells). A spell shows best in the members themselves: in a round
+//! in which most of them are slower than they usually are
+//! ([`disturbed_rounds`]). A spell over part of a group is left out of its
+//! paired ratios ([`crate::measure::measure_in_turn`]); one over the whole
+//! group moves the ratios of its members, which it slows unequally, by as
+//! much as 25% between two runs, and only running again can show it.
 
 use crate::stats::Summary;
 use ango_core::record::{Noise, NoiseProbe};

@@ -997,6 +997,16 @@ mod tests {
         }
     }
 
+    /// The point the group tests measure: AES-128-GCM sealing 64 bytes.
+    fn gcm_64() -> Point {
+        Point {
+            a: Algorithm::Aes128Gcm,
+            op: Operation::Encrypt,
+            size: 64,
+            aad: 13,
+        }
+    }
+
     struct SteadyAead;
 
     impl Aead for SteadyAead {
@@ -1013,14 +1023,9 @@ mod tests {
     #[test]
     fn a_group_is_measured_round_by_round_with_paired_ratios() {
         let cc = CycleCounter::open();
-        let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
+        let at = gcm_64();
+        let a = at.a;
         let group: [&dyn Backend; 2] = [&STEADY, &JITTERY];
-        let at = Point {
-            a,
-            op,
-            size: 64,
-            aad: 13,
-        };
         let run = measure_group(&group, at, &plan(), &cc).unwrap();
         assert_eq!(run.rounds, 30);
         let (steady, jittery) = (
@@ -1050,14 +1055,9 @@ mod tests {
     #[test]
     fn the_paired_ratios_leave_out_the_rounds_of_a_spell() {
         let cc = CycleCounter::open();
-        let (a, op) = (Algorithm::Aes128Gcm, Operation::Encrypt);
+        let at = gcm_64();
+        let a = at.a;
         let group: [&dyn Backend; 2] = [&STEADY, &JITTERY];
-        let at = Point {
-            a,
-            op,
-            size: 64,
-            aad: 13,
-        };
         let mut run = measure_group(&group, at, &plan(), &cc).unwrap();
         assert_eq!(run.disturbed.len(), 30);
         // Rounds 0-19 quiet with jittery twice as slow; 20-29 in a spell
@@ -1091,12 +1091,7 @@ mod tests {
     #[test]
     fn a_group_that_is_not_steady_spends_its_retries_and_says_so() {
         let cc = CycleCounter::open();
-        let at = Point {
-            a: Algorithm::Aes128Gcm,
-            op: Operation::Encrypt,
-            size: 64,
-            aad: 13,
-        };
+        let at = gcm_64();
         let group: [&dyn Backend; 2] = [&STEADY, &JITTERY];
         let timed = |budgets: usize| Plan {
             samples: None,
